@@ -1,9 +1,8 @@
 // Builds dist/index.js (the action) and dist/cli.js (the command line): single ESM files that run
 // with plain `node` and no node_modules. Deterministic, so CI can compare dist/ with a fresh build.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
 
-rmSync('dist', { recursive: true, force: true });
+// Overwrites in place (no rm) so a concurrent test reading dist/ never finds it missing.
 const shared = {
   bundle: true,
   platform: 'node',
