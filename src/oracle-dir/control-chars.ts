@@ -1,0 +1,8 @@
+/** True when the text holds a C0 control character or DEL (a tab too, unless `allowTab`). */
+export function hasControlCharacter(text: string, allowTab = false): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if ((code < 0x20 || code === 0x7f) && !(allowTab && code === 0x09)) return true;
+  }
+  return false;
+}
