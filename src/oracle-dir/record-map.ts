@@ -9,32 +9,36 @@ export function recordAsMap<V extends z.ZodType>(
   checkKey: (key: string) => string | null,
   value: V,
 ): z.ZodType<Map<string, z.output<V>>> {
-  return z
-    .custom<Record<string, unknown>>(
-      (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
-      { message: 'expected an object' },
-    )
-    .transform((input, ctx) => {
-      const out = new Map<string, z.output<V>>();
-      for (const key of Object.keys(input)) {
-        const keyProblem = checkKey(key);
-        if (keyProblem !== null) {
-          ctx.addIssue({ code: 'custom', path: [key], message: keyProblem, input: key });
-          continue;
-        }
-        const parsed = value.safeParse(input[key]);
-        if (!parsed.success) {
-          for (const issue of parsed.error.issues)
-            ctx.addIssue({
-              code: 'custom',
-              path: [key, ...issue.path],
-              message: issue.message,
-              input: input[key],
-            });
-          continue;
-        }
-        out.set(key, parsed.data);
+  return z.unknown().transform((input, ctx) => {
+    const out = new Map<string, z.output<V>>();
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: input === undefined ? 'missing field' : 'expected an object',
+        input,
+      });
+      return z.NEVER;
+    }
+    const record = input as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const keyProblem = checkKey(key);
+      if (keyProblem !== null) {
+        ctx.addIssue({ code: 'custom', path: [key], message: keyProblem, input: key });
+        continue;
       }
-      return out;
-    });
+      const parsed = value.safeParse(record[key]);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({
+            code: 'custom',
+            path: [key, ...issue.path],
+            message: issue.message,
+            input: record[key],
+          });
+        continue;
+      }
+      out.set(key, parsed.data);
+    }
+    return out;
+  });
 }

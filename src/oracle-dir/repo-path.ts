@@ -18,8 +18,3 @@ export function repoPathProblem(path: string): string | null {
   if (segments.some((s) => s.toLowerCase() === '.git')) return '.git is not part of the repository';
   return null;
 }
-
-/** True when `path` is `root` itself or lies under it. */
-export function isUnder(path: string, root: string): boolean {
-  return path === root || path.startsWith(root + '/');
-}
