@@ -35,21 +35,23 @@ function imageProblem(image: string): string | null {
   return null;
 }
 
-/** Variables the gate sets for determinism, which oracle.json may not override. */
+/** Variables the gate sets, which oracle.json may not override (HOME: see src/container/run-config.ts). */
 export const RESERVED_ENV = [
   'TZ',
   'LC_ALL',
   'PYTHONHASHSEED',
   'SOURCE_DATE_EPOCH',
   'ORACLE_REPORT_DIR',
+  'HOME',
 ] as const;
 
 function envKeyProblem(key: string): string | null {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,255}$/.test(key))
     return 'not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)';
   if ((RESERVED_ENV as readonly string[]).includes(key))
-    return `set by the gate for determinism (${RESERVED_ENV.join(', ')}); it cannot be overridden`;
+    return `set by the gate (${RESERVED_ENV.join(', ')}); it cannot be overridden`;
   if (key.startsWith('ORACLE_')) return 'names starting with ORACLE_ are reserved for the gate';
+  if (key.startsWith('GIT_')) return "GIT_* variables would change the harness's git";
   return null;
 }
 

@@ -67,8 +67,8 @@ the hidden tests in \`tests/\`, run \`oracle-gate hash <dir>\` and pin what it p
   base-commit version before it runs [\`[]\`].
 - \`hidden_tests\` (required): \`command\` as above; \`dest\`: where \`tests/\` is copied in the
   checkout [\`oracle_tests\`], denied to the patch.
-- \`env\`: extra environment [\`{}\`]; TZ, LC_ALL, PYTHONHASHSEED, SOURCE_DATE_EPOCH and ORACLE_*
-  are the gate's and refused.
+- \`env\`: extra environment [\`{}\`]; TZ, LC_ALL, PYTHONHASHSEED, SOURCE_DATE_EPOCH, HOME,
+  ORACLE_* and GIT_* are the gate's and refused.
 - \`timeout_seconds\` [900, at most 21600], \`limits\` {\`memory\` ["2g"], \`cpus\` [2], \`pids\` [512]},
   \`source_date_epoch\` [315532800], \`user\` ["1000:1000", never uid 0].
 - \`policy\`: \`allow_symlinks\`, \`allow_submodules\`, \`allow_gitattributes\` [all false]: let a patch

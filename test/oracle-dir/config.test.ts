@@ -169,6 +169,7 @@ describe('oracle.json', () => {
     ['env.1BAD', 'bad name', 'x', 'env["1BAD"]: not a valid environment variable name'],
     ['env.A-B', 'dash in name', 'x', 'env.A-B: not a valid environment variable name'],
     ['env.ORACLE_X', 'gate namespace', 'x', 'env.ORACLE_X: names starting with ORACLE_ are reserved'],
+    ['env.GIT_DIR', 'git namespace', 'x', "env.GIT_DIR: GIT_* variables would change the harness's git"],
     ['env.A', 'number value', 1, 'env.A: Invalid input: expected string, received number'],
     ['env.A', 'NUL value', 'a\u0000', 'env.A: value holds a NUL character'],
     ['timeout_seconds', 'zero', 0, 'timeout_seconds: at least 1 second'],
@@ -226,9 +227,11 @@ describe('oracle.json', () => {
     expect(error).not.toContain('\n');
   });
 
-  it.each(RESERVED_ENV)('refuses env.%s: the gate sets it for determinism', (key) => {
+  it.each(RESERVED_ENV)('refuses env.%s: the gate sets it', (key) => {
     expect(errorOf({ ...minimal, env: { [key]: 'x' } })).toMatch(
-      new RegExp(`^env\\.${key}: set by the gate for determinism`),
+      new RegExp(
+        `^env\\.${key}: set by the gate \\(TZ, LC_ALL, PYTHONHASHSEED, SOURCE_DATE_EPOCH, ORACLE_REPORT_DIR, HOME\\)`,
+      ),
     );
   });
 
