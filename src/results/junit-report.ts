@@ -56,8 +56,9 @@ interface OpenCase {
   line?: number;
   status: TestStatus;
   message: string;
-  /** Depth of the outcome element whose text is being collected, if any. */
+  /** Depth of the outcome element whose text is being collected, if any, and that text. */
   collecting?: number;
+  body: string;
 }
 
 function decode(input: Buffer | string, maxBytes: number): string {
@@ -140,6 +141,7 @@ function parseOrThrow(text: string, limits: JUnitLimits): JUnitCase[] {
         name: attrs.name,
         status: 'passed',
         message: '',
+        body: '',
         ...(attrs.file !== undefined ? { file: attrs.file } : {}),
         ...(parseLine(attrs.line) !== undefined ? { line: parseLine(attrs.line) } : {}),
       };
@@ -159,19 +161,24 @@ function parseOrThrow(text: string, limits: JUnitLimits): JUnitCase[] {
       open.collecting = stack.length;
     }
   });
+  // An outcome element's text can arrive in several events (text, CDATA sections): join them as
+  // they come, and add the trimmed whole to the message when the element closes.
   const collectText = (text: string) => {
-    if (open?.collecting !== undefined && stack.length >= open.collecting && text.trim() !== '') {
-      open.message = appendCapped(
-        open.message,
-        (open.message ? '\n' : '') + text.trim(),
-        limits.maxMessageChars,
-      );
+    if (open?.collecting !== undefined && stack.length >= open.collecting) {
+      open.body = appendCapped(open.body, text, limits.maxMessageChars + 1);
     }
   };
   parser.on('text', collectText);
   parser.on('cdata', collectText);
   parser.on('closetag', (tag: SaxesTagPlain) => {
-    if (open?.collecting === stack.length) open.collecting = undefined;
+    if (open !== undefined && open.collecting === stack.length) {
+      const body = open.body.trim();
+      if (body !== '') {
+        open.message = appendCapped(open.message, (open.message ? '\n' : '') + body, limits.maxMessageChars);
+      }
+      open.collecting = undefined;
+      open.body = '';
+    }
     stack.pop();
     if (tag.name === 'testcase' && open !== undefined && stack[stack.length - 1] === 'testsuite') {
       cases.push(finishCase(open, limits));
