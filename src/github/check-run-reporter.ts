@@ -65,8 +65,10 @@ export class CheckRunReporter {
       this.channel = { kind: 'check-run', checkRunId };
       this.log(`check run ${checkRunId} created on ${this.options.headSha}`);
     } catch (error) {
-      const status = failedAttemptOf(error).status;
-      const refused = status === 401 || status === 403 || status === 404;
+      const { status, headers } = failedAttemptOf(error);
+      // A 403 that is a rate limit was retried and gave up: that is a problem, not a refusal.
+      const rateLimited = headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined;
+      const refused = status === 401 || status === 404 || (status === 403 && !rateLimited);
       const why = refused
         ? `the token cannot write check runs (HTTP ${status}), as on a fork's pull request`
         : `the check run could not be created: ${describe(error)}`;

@@ -189,6 +189,26 @@ describe('node dist/index.js on a pull_request, as the runner runs it', () => {
   });
 });
 
+describe('node dist/index.js when something is badly wrong', () => {
+  it('an event payload that is not JSON still ends in verdict=fail and a failed step', async () => {
+    const repo = makeTempRepo();
+    server = await startGitHubApiServer();
+    const run = await runAction({
+      apiUrl: server.url,
+      eventName: 'pull_request',
+      payload: {},
+      inputs: { 'oracle-path': 'oracle', 'oracle-hash': HASH },
+      workspace: repo.dir,
+      env: { GITHUB_EVENT_PATH: join(repo.dir, 'src/app.py') },
+    });
+    expect(run.status).toBe(1);
+    expect(run.outputs).toEqual({ verdict: 'fail' });
+    expect(run.commands.map((c) => c.name)).toEqual(['error']);
+    expect(run.commands[0]!.data).toContain('oracle-gate: internal error:');
+    expect(server.requests).toEqual([]);
+  });
+});
+
 describe('node dist/index.js on a fork PR, whose token cannot write checks', () => {
   it('puts the report in the job summary and annotations, fetches the fork head as data, and exits with the verdict', async () => {
     const repo = makeTempRepo({ headOnlyInOrigin: true });

@@ -194,6 +194,21 @@ describe('the check run, against a server that validates every request with GitH
     expect(server.violations()).toEqual([]);
   });
 
+  it('a rate limit that outlasts the retries is a problem, not a read-only token', async () => {
+    const { reporter } = await reporterAgainst({
+      refuse: {
+        'checks/create': {
+          status: 403,
+          headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '9999999999' },
+        },
+      },
+    });
+    expect((await reporter.start()).kind).toBe('job');
+    expect((await reporter.finish(passReport(), 's')).problems).toEqual([
+      expect.stringContaining('the check run could not be created: HTTP 403'),
+    ]);
+  });
+
   it('an error other than 401/403/404 on creation falls back to the job and is a problem', async () => {
     const { reporter } = await reporterAgainst({ refuse: { 'checks/create': { status: 422 } } });
     const channel = await reporter.start();
