@@ -16,18 +16,6 @@ const ESCAPE_TO_BYTE: Record<number, number> = {
   0x5c: 0x5c, // \\
 };
 
-const BYTE_TO_ESCAPE: Record<number, string> = {
-  0x07: '\\a',
-  0x08: '\\b',
-  0x09: '\\t',
-  0x0a: '\\n',
-  0x0b: '\\v',
-  0x0c: '\\f',
-  0x0d: '\\r',
-  0x22: '\\"',
-  0x5c: '\\\\',
-};
-
 export class QuoteError extends Error {}
 
 /**
@@ -70,48 +58,6 @@ export function unquoteC(buf: Buffer, start: number, end: number): { bytes: Buff
 
 function isOctal(c: number): boolean {
   return c >= 0x30 && c <= 0x37;
-}
-
-/**
- * Quotes a name for people: printable text (UTF-8 included) as it is; otherwise git's quoted
- * form, where control characters, `"`, `\`, C1 controls and bytes that are not UTF-8 are escaped,
- * but valid multi-byte characters stay readable (git's core.quotePath=false style).
- */
-export function quoteForDisplay(bytes: Uint8Array, text: string): string {
-  if (!needsQuoting(text)) return text;
-  let out = '"';
-  let i = 0;
-  while (i < bytes.length) {
-    const c = bytes[i]!;
-    if (c < 0x80) {
-      out += BYTE_TO_ESCAPE[c] ?? (c < 0x20 || c === 0x7f ? octal(c) : String.fromCharCode(c));
-      i++;
-      continue;
-    }
-    const length = utf8SequenceLength(bytes, i);
-    const char = length === 0 ? '' : Buffer.from(bytes.subarray(i, i + length)).toString('utf8');
-    const codePoint = char.codePointAt(0) ?? 0;
-    if (length === 0 || (codePoint >= 0x80 && codePoint <= 0x9f)) {
-      for (let k = 0; k < Math.max(length, 1); k++) out += octal(bytes[i + k]!);
-      i += Math.max(length, 1);
-    } else {
-      out += char;
-      i += length;
-    }
-  }
-  return out + '"';
-}
-
-function octal(c: number): string {
-  return '\\' + c.toString(8).padStart(3, '0');
-}
-
-// Anything that could break a line, a quote, or hide as a byte that is not text.
-// eslint-disable-next-line no-control-regex
-const NEEDS_QUOTING = /[\u0000-\u001f\u007f-\u009f"\\\udc80-\udcff]/;
-
-function needsQuoting(text: string): boolean {
-  return NEEDS_QUOTING.test(text);
 }
 
 /** Length of the well-formed UTF-8 sequence at i (RFC 3629: no overlongs, no surrogates), or 0. */

@@ -1,4 +1,5 @@
-import { quoteForDisplay, utf8SequenceLength } from './c-quote.js';
+import { displayPath } from '../oracle-dir/display-path.js';
+import { utf8SequenceLength } from './c-quote.js';
 
 /**
  * A path from a diff, kept three ways:
@@ -7,7 +8,10 @@ import { quoteForDisplay, utf8SequenceLength } from './c-quote.js';
  *   part of well-formed UTF-8 becomes the lone surrogate U+DC00+byte (Python's surrogateescape).
  *   The mapping is one-to-one, and no glob read as text contains a lone surrogate, so a literal
  *   glob never matches a non-UTF-8 name while `*`, `?` and `**` match its bytes like characters;
- * - `display`: for people, as `text` when it is printable, else git's quoted form (c-quote.ts).
+ * - `display`: for people and reports, the project's one convention (oracle-dir/display-path.ts):
+ *   the UTF-8 text when it is valid and free of control characters and does not start with `"`,
+ *   else git's quoted form with every byte outside printable ASCII in octal; displayPathBytes
+ *   turns it back into the bytes.
  */
 export class DiffPath {
   private displayCache: string | undefined;
@@ -23,7 +27,7 @@ export class DiffPath {
   }
 
   get display(): string {
-    this.displayCache ??= quoteForDisplay(this.bytes, this.text);
+    this.displayCache ??= displayPath(this.bytes);
     return this.displayCache;
   }
 }

@@ -50,7 +50,9 @@ export const OUTSIDE_ALLOW_LIST = 'outside the allow-list';
  *   `.gitattributes` file (at any depth, added, edited or deleted) unless allowGitattributes;
  *   a rename or copy whose mode the diff does not give (git --no-renames never writes one)
  *   unless both symlinks and submodules are allowed; then the deny rules.
- * - Allowed: every touched path is matched by an allow glob (path-rules.ts). Otherwise the whole
+ * - Deny rules also cover what is under a matched directory; allow globs match the path itself
+ *   only (path-rules.ts), so each reading errs toward refusing.
+ * - Allowed: every touched path is matched by an allow glob. Otherwise the whole
  *   section is dropped: each hunk recorded with its line ranges, and a section without hunks
  *   (binary, mode-only, empty file, pure rename) as one record with all ranges 0.
  * - Sections are kept or dropped whole, so the filtered diff is a subsequence of git's own

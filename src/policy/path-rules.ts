@@ -12,17 +12,18 @@ export class PolicyConfigError extends Error {}
 
 /**
  * How a rule matches a path (the decisions the design left open, written down):
- * - minimatch with `dot: true`, case-sensitive, `/` as the only separator, no `!` negation and no
- *   `#` comments (reading the files handles those), no matchBase: `*.py` is top-level only,
- *   `**\/*.py` is anywhere;
- * - a rule matches a path when it matches the path itself or any directory above it, as in
- *   .gitignore: `oracle` and `oracle/` cover everything under `oracle/`; a trailing `/` makes the
- *   rule match directories only; a leading `/` is dropped (paths are repository-relative);
+ * - minimatch's own `match` with `dot: true`, case-sensitive, `/` as the only separator, no `!`
+ *   negation and no `#` comments, no matchBase: anchored at the root, `*.py` is top-level only and
+ *   `**\/*.py` any depth; a trailing `/` means everything under that directory (`vendor/` is
+ *   `vendor/**`), as src/oracle-dir/glob.ts reads path_deny.txt and path_allow.txt;
+ * - deny rules fail closed (`broad`): a rule that matches a directory above a path matches the
+ *   path too (`oracle`, `**\/__snapshots__` deny everything under them), and minimatch's `?` and
+ *   `[...]`, which see a character outside the Basic Multilingual Plane as two units, also get
+ *   the path with each such character as one, matching when either reading does;
+ * - allow rules match the path itself only, plainly: `src` allows the file `src`, `src/**` what is
+ *   under it, and a wider reading never lets more through;
  * - paths are matched as lossless text (path-text.ts), so a literal rule never matches a name that
- *   is not UTF-8 and wildcards match its bytes;
- * - minimatch's `?` and `[...]` see a character outside the Basic Multilingual Plane as two
- *   units; a deny set (`overMatch`) also tries the path with each such character as one, so it
- *   matches when either reading does. An allow set takes the plain reading only.
+ *   is not UTF-8 and wildcards match its bytes.
  */
 export const GLOB_OPTIONS: MinimatchOptions = {
   dot: true,
@@ -36,7 +37,6 @@ export const GLOB_OPTIONS: MinimatchOptions = {
 interface CompiledRule {
   rule: PathRule;
   test: (path: string) => boolean;
-  directoriesOnly: boolean;
 }
 
 const HAS_ASTRAL = /[\ud800-\udbff][\udc00-\udfff]/;
@@ -47,9 +47,10 @@ export class PathRuleSet {
   /** Directory -> index of the first rule matching it or a directory above it (-1: none). */
   private readonly directoryCache = new Map<string, number>();
 
+  /** `broad`: the fail-closed reading for deny rules (directories above, astral characters). */
   constructor(
     rules: readonly PathRule[],
-    private readonly overMatch: boolean,
+    private readonly broad: boolean,
   ) {
     this.compiled = rules.map(compileRule);
   }
@@ -61,7 +62,7 @@ export class PathRuleSet {
   /** The first rule (in the order given) matching the path or a directory above it. */
   firstMatch(path: string): PathRule | undefined {
     let best = this.firstMatchOf(path);
-    if (this.overMatch && HAS_ASTRAL.test(path)) {
+    if (this.broad && HAS_ASTRAL.test(path)) {
       const other = this.firstMatchOf(path.replace(EVERY_ASTRAL, '\ufffd'));
       if (other !== -1 && (best === -1 || other < best)) best = other;
     }
@@ -70,11 +71,10 @@ export class PathRuleSet {
 
   private firstMatchOf(path: string): number {
     const slash = path.lastIndexOf('/');
-    let best = slash === -1 ? -1 : this.directoryMatch(path.slice(0, slash));
+    let best = slash === -1 || !this.broad ? -1 : this.directoryMatch(path.slice(0, slash));
     const limit = best === -1 ? this.compiled.length : best;
     for (let i = 0; i < limit; i++) {
-      const c = this.compiled[i]!;
-      if (!c.directoriesOnly && c.test(path)) {
+      if (this.compiled[i]!.test(path)) {
         best = i;
         break;
       }
@@ -102,15 +102,13 @@ export class PathRuleSet {
 function compileRule(rule: PathRule): CompiledRule {
   if ('path' in rule) {
     const path = rule.path;
-    return { rule, test: (candidate) => candidate === path, directoriesOnly: false };
+    return { rule, test: (candidate) => candidate === path };
   }
-  let glob = rule.glob;
-  const directoriesOnly = glob.endsWith('/');
-  if (glob.startsWith('/')) glob = glob.slice(1);
-  while (glob.endsWith('/')) glob = glob.slice(0, -1);
-  if (glob === '') throw new PolicyConfigError(`empty glob ${JSON.stringify(rule.glob)}`);
+  const glob = rule.glob.endsWith('/') ? rule.glob + '**' : rule.glob;
+  if (glob === '' || glob.startsWith('/'))
+    throw new PolicyConfigError(`glob ${JSON.stringify(rule.glob)} cannot name a repository path`);
   const matcher = new Minimatch(glob, GLOB_OPTIONS);
   // match(), not makeRe(): the regex lets `a/**` match `a` itself, minimatch's own match does not.
   if (matcher.makeRe() === false) throw new PolicyConfigError(`invalid glob ${JSON.stringify(rule.glob)}`);
-  return { rule, test: (candidate) => matcher.match(candidate), directoriesOnly };
+  return { rule, test: (candidate) => matcher.match(candidate) };
 }

@@ -191,7 +191,7 @@ describe('parseGitDiff: what each header means', () => {
     ]);
   });
 
-  it('quoted names with every escape decode to their bytes; the display keeps them escaped', () => {
+  it('quoted names with every escape decode to their bytes; the display is the quoted form', () => {
     const [f] = parseGitDiff(
       diff(
         'diff --git "a/t\\ta\\nb\\"q\\\\s\\303\\274\\377" "b/t\\ta\\nb\\"q\\\\s\\303\\274\\377"',
@@ -205,7 +205,7 @@ describe('parseGitDiff: what each header means', () => {
     );
     expect(f!.newPath!.bytes).toEqual(Buffer.from([...Buffer.from('t\ta\nb"q\\s'), 0xc3, 0xbc, 0xff]));
     expect(f!.newPath!.text).toBe('t\ta\nb"q\\sü\udcff');
-    expect(f!.newPath!.display).toBe('"t\\ta\\nb\\"q\\\\sü\\377"');
+    expect(f!.newPath!.display).toBe('"t\\ta\\nb\\"q\\\\s\\303\\274\\377"');
   });
 
   it('unquoted names with spaces, " b/" inside, leading dashes and trailing spaces (tab-terminated)', () => {

@@ -157,23 +157,29 @@ describe('deny rules', () => {
     expect(evaluate([copied('src/t.py', 'tests/t.py')], deny).denied).toHaveLength(1);
   });
 
-  it('globs match with dot: true, and a rule covers the directories it names', () => {
+  it('globs match with dot: true, and a deny rule covers what is under a directory it matches', () => {
     const result = evaluate(
-      [modified('a/.hidden/conftest.py'), modified('oracle/x'), modified('pkg/__snapshots__/s.snap')],
-      { denyGlobs: ['**/conftest.py', 'oracle/', '**/__snapshots__/'] },
+      [
+        modified('a/.hidden/conftest.py'),
+        modified('oracle/x'),
+        modified('pkg/__snapshots__/s.snap'),
+        modified('vendor/lib/x.js'),
+      ],
+      { denyGlobs: ['**/conftest.py', 'oracle/', '**/__snapshots__', 'vendor'] },
     );
     expect(result.denied.map((d) => d.rule)).toEqual([
       'deny glob **/conftest.py',
       'deny glob oracle/',
-      'deny glob **/__snapshots__/',
+      'deny glob **/__snapshots__',
+      'deny glob vendor',
     ]);
   });
 
-  it('a trailing slash matches directories only; a leading slash anchors at the root', () => {
+  it('globs are anchored at the root: a trailing slash means what is under it, no matchBase', () => {
     expect(evaluate([modified('oracle')], { denyGlobs: ['oracle/'] }).denied).toEqual([]);
-    expect(evaluate([modified('deep/oracle/x')], { denyGlobs: ['/oracle'] }).denied).toEqual([]);
-    expect(evaluate([modified('oracle/x')], { denyGlobs: ['/oracle'] }).denied).toHaveLength(1);
-    expect(evaluate([modified('deep/oracle/x')], { denyGlobs: ['*.txt'] }).denied).toEqual([]);
+    expect(evaluate([modified('deep/oracle/x')], { denyGlobs: ['oracle'] }).denied).toEqual([]);
+    expect(evaluate([modified('deep/x.txt')], { denyGlobs: ['*.txt'] }).denied).toEqual([]);
+    expect(evaluate([modified('x.txt')], { denyGlobs: ['*.txt'] }).denied).toHaveLength(1);
   });
 
   it('reports the first matching rule, in the order given', () => {
@@ -211,8 +217,10 @@ describe('deny rules', () => {
       expect(evaluate([modified(p)]).denied).toEqual([{ path: p, change: 'modified', rule: 'unsafe path' }]);
   });
 
-  it('rejects an empty glob', () => {
-    expect(() => evaluate([modified('x')], { denyGlobs: ['/'] })).toThrow(PolicyConfigError);
+  it('rejects a glob that cannot name a repository path', () => {
+    for (const glob of ['', '/', '/abs'])
+      expect(() => evaluate([modified('x')], { denyGlobs: [glob] })).toThrow(PolicyConfigError);
+    expect(() => evaluate([modified('x')], { allowGlobs: ['/abs'] })).toThrow(PolicyConfigError);
   });
 });
 
@@ -360,7 +368,7 @@ describe('the allow-list', () => {
   });
 
   it('new and deleted files outside it are dropped with their hunk ranges', () => {
-    const result = evaluate([added('docs/new.md'), deleted('docs/old.md')], { allowGlobs: ['src'] });
+    const result = evaluate([added('docs/new.md'), deleted('docs/old.md')], { allowGlobs: ['src/**'] });
     expect(result.dropped.map((d) => [d.path, d.oldStart, d.oldLines, d.newStart, d.newLines])).toEqual([
       ['docs/new.md', 0, 0, 1, 1],
       ['docs/old.md', 1, 1, 0, 0],
@@ -377,10 +385,13 @@ describe('the allow-list', () => {
     ).toEqual(['lib/b']);
   });
 
-  it('a directory name allows what is under it', () => {
-    expect(evaluate([modified('src/deep/x.py')], { allowGlobs: ['src'] }).dropped).toEqual([]);
-    expect(evaluate([modified('src/deep/x.py')], { allowGlobs: ['src/*'] }).dropped).toEqual([]);
-    expect(evaluate([modified('srcx/y.py')], { allowGlobs: ['src'] }).dropped).toHaveLength(2);
+  it('an allow glob matches the path itself only: a directory name does not allow what is under it', () => {
+    expect(evaluate([modified('src/deep/x.py')], { allowGlobs: ['src/**'] }).dropped).toEqual([]);
+    expect(evaluate([modified('src/deep/x.py')], { allowGlobs: ['src/'] }).dropped).toEqual([]);
+    expect(evaluate([modified('src/deep/x.py')], { allowGlobs: ['src'] }).dropped).toHaveLength(2);
+    expect(evaluate([modified('src/deep/x.py')], { allowGlobs: ['src/*'] }).dropped).toHaveLength(2);
+    expect(evaluate([modified('src/x.py')], { allowGlobs: ['src/*'] }).dropped).toEqual([]);
+    expect(evaluate([modified('src')], { allowGlobs: ['src/**'] }).dropped).toHaveLength(2);
   });
 });
 
@@ -404,7 +415,7 @@ describe('the filtered diff applies at the base', () => {
       },
     ]);
     const files = parseGitDiff(await readPrDiff(dir, 'refs/heads/base', 'refs/heads/head'));
-    const result = evaluatePolicy(files, { ...OPEN, allowGlobs: ['d/**', 'e'] });
+    const result = evaluatePolicy(files, { ...OPEN, allowGlobs: ['d/**', 'e', 'e/**'] });
     expect(result.denied.map((d) => [d.path, d.rule])).toEqual([['e/.gitattributes', '.gitattributes']]);
     expect(result.dropped.map((d) => [d.path, d.reason])).toEqual([
       ['d', 'outside the allow-list'],
@@ -412,7 +423,11 @@ describe('the filtered diff applies at the base', () => {
       ['e', 'needs the deletion of e/.gitattributes, which was not applied'],
     ]);
     expect(result.keptFiles).toEqual([]);
-    const everything = evaluatePolicy(files, { ...OPEN, allowGlobs: ['d', 'e'], allowGitattributes: true });
+    const everything = evaluatePolicy(files, {
+      ...OPEN,
+      allowGlobs: ['d', 'd/**', 'e', 'e/**'],
+      allowGitattributes: true,
+    });
     expect(everything.dropped).toEqual([]);
     expect(applyToTree(dir, 'refs/heads/base', [everything.filteredDiff])).toEqual({
       ok: true,
