@@ -9,7 +9,7 @@ export const CONTAINER_PATHS = {
   job: '/oracle/job',
   /** Read-only: the bare mirror holding the base commit. */
   mirror: '/oracle/mirror.git',
-  /** Read-only: the oracle's hidden tests. */
+  /** Read-only: a snapshot of the oracle's hidden tests. */
   hidden: '/oracle/hidden',
   /** The only writable mount: one folder per suite, and the status file. */
   reports: '/oracle/reports',

@@ -11,7 +11,9 @@ import { dockerCreateArgs } from './create-args.js';
 import { dockerCli, runDocker, stderrTail, type DockerCli, type DockerResult } from './docker-cli.js';
 import { HARNESS_EXIT, parseStatusFile, type StatusRecord } from './harness-protocol.js';
 import { HARNESS_SCRIPT } from './harness-script.js';
+import { copyHiddenTests, HiddenTestsError } from './hidden-tests-copy.js';
 import { buildMirror } from './mirror.js';
+import { makeReadableByAll } from './readable-tree.js';
 import { ensurePinnedImage } from './pinned-image.js';
 import { restorePathspecs, validateRunConfig, type OracleRunConfig } from './run-config.js';
 
@@ -31,7 +33,7 @@ export interface OracleRunRequest {
   baseSha: string;
   /** The filtered diff (grade mode only; baseline runs without one). */
   diff?: Buffer;
-  /** The oracle's `tests/` folder on the host. */
+  /** The oracle's `tests/` folder on the host (snapshotted into the run's folder, then mounted). */
   hiddenTestsDir: string;
   /** Test IDs the flake ledger has frozen: their failure alone does not fail the gate. */
   frozen?: ReadonlySet<string>;
@@ -143,7 +145,7 @@ async function writeJob(
       : []),
     ...(request.mode === 'grade' && request.diff !== undefined ? [file('diff.patch', request.diff)] : []),
   ]);
-  await chmod(dir, 0o755);
+  await makeReadableByAll(dir);
 }
 
 function suiteEvidence(
@@ -212,20 +214,33 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
   const paths = {
     job: join(root, 'job'),
     mirror: join(root, 'mirror.git'),
-    hidden: hiddenDir,
+    hidden: join(root, 'hidden'),
     reports: join(root, 'reports'),
   };
   try {
-    // The mirror and the image do not depend on each other: prepare both at once.
-    const [mirror, image] = await Promise.all([
+    // The mirror, the image and the hidden tests' snapshot do not depend on each other.
+    const [mirror, image, copied] = await Promise.all([
       timed('mirror', () =>
         buildMirror(request.repoDir, request.baseSha, paths.mirror).then(
-          (m) => m,
+          async (m) => {
+            await makeReadableByAll(paths.mirror);
+            return m;
+          },
           (error: Error) => error,
         ),
       ),
       timed('image', () => ensurePinnedImage(cli, config.image, { pullTimeoutMs: request.pullTimeoutMs })),
+      timed('hidden-tests', () =>
+        copyHiddenTests(hiddenDir, paths.hidden).then(
+          () => undefined,
+          (error: Error) => error,
+        ),
+      ),
     ]);
+    if (copied !== undefined) {
+      const why = copied instanceof HiddenTestsError ? copied.message : `cannot read them: ${copied.message}`;
+      return notRun(mode, failReason(SUBKIND.configInvalid, why), { ...diffInfo, timings });
+    }
     if (mirror instanceof Error) {
       return notRun(
         mode,
