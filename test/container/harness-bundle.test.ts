@@ -1,13 +1,15 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { tempDirs } from './temp-dirs.js';
+
+const tempDir = tempDirs('og-bundle-');
 
 describe('the bundled harness', () => {
   it('is src/container/harness.sh, byte for byte, with the esbuild text loader that scripts/bundle.mjs sets', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'og-bundle-')), 'harness.mjs');
+    const out = join(tempDir(), 'harness.mjs');
     const entry = new URL('../../src/container/harness-script.ts', import.meta.url).pathname;
     const result = await build({
       entryPoints: [entry],

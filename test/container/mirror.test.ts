@@ -1,10 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitOk } from '../../src/git/run-git.js';
 import { buildMirror } from '../../src/container/mirror.js';
 import { buildSampleRepo, type SampleRepo } from './sample-repo.js';
+import { tempDirs } from './temp-dirs.js';
+
+const tempDir = tempDirs('og-mirror-');
 
 let repo: SampleRepo;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ const git = async (dir: string, ...args: string[]) => (await gitOk(dir, args)).t
 
 describe('buildMirror', () => {
   it('holds one parentless commit with the base tree, one ref, and nothing else', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'og-mirror-')), 'mirror.git');
+    const dir = join(tempDir(), 'mirror.git');
     const mirror = await buildMirror(repo.dir, repo.base, dir);
     expect(mirror.tree).toBe(await git(repo.dir, 'rev-parse', `${repo.base}^{tree}`));
     expect(await git(dir, 'rev-parse', `${mirror.commit}^{tree}`)).toBe(mirror.tree);
@@ -27,7 +28,7 @@ describe('buildMirror', () => {
   });
 
   it('holds exactly the objects the base tree reaches, so no PR head, branch or older commit can be mined', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'og-mirror-')), 'mirror.git');
+    const dir = join(tempDir(), 'mirror.git');
     const mirror = await buildMirror(repo.dir, repo.base, dir);
     const reachable = (
       await git(repo.dir, 'rev-list', '--objects', '--no-object-names', `${repo.base}^{tree}`)
@@ -43,21 +44,13 @@ describe('buildMirror', () => {
   });
 
   it('gives the same commit for the same base tree', async () => {
-    const a = await buildMirror(
-      repo.dir,
-      repo.base,
-      join(mkdtempSync(join(tmpdir(), 'og-mirror-')), 'm.git'),
-    );
-    const b = await buildMirror(
-      repo.dir,
-      repo.base,
-      join(mkdtempSync(join(tmpdir(), 'og-mirror-')), 'm.git'),
-    );
+    const a = await buildMirror(repo.dir, repo.base, join(tempDir(), 'm.git'));
+    const b = await buildMirror(repo.dir, repo.base, join(tempDir(), 'm.git'));
     expect(a.commit).toBe(b.commit);
   });
 
   it('takes only a full commit SHA, never a revision expression', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'og-mirror-')), 'm.git');
+    const dir = join(tempDir(), 'm.git');
     await expect(buildMirror(repo.dir, 'main', dir)).rejects.toThrow(/full commit SHA/);
     await expect(buildMirror(repo.dir, '--output=/tmp/x', dir)).rejects.toThrow(/full commit SHA/);
     await expect(buildMirror(repo.dir, 'f'.repeat(40), dir)).rejects.toThrow();

@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderOracleLog, writeOracleLog } from '../../src/container/oracle-log.js';
 import type { OracleRunResult } from '../../src/container/run-oracle-container.js';
+import { tempDirs } from './temp-dirs.js';
+
+const tempDir = tempDirs('og-log-');
 
 const RESULT: OracleRunResult = {
   mode: 'grade',
@@ -94,7 +96,7 @@ describe('the oracle log', () => {
   });
 
   it('is written to the path it is given', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'og-log-')), 'oracle.log');
+    const path = join(tempDir(), 'oracle.log');
     await writeOracleLog(path, { result: RESULT });
     expect(readFileSync(path, 'utf8')).toBe(renderOracleLog({ result: RESULT }));
   });

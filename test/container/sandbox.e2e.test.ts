@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { runOracleContainer } from '../../src/container/run-oracle-container.js';
 import type { OracleRunConfig } from '../../src/container/run-config.js';
 import { buildSampleRepo, SAMPLE, sampleConfig, type SampleRepo } from './sample-repo.js';
+import { tempDirs } from './temp-dirs.js';
+
+const tempDir = tempDirs('og-probes-');
 
 vi.mock('../../src/container/harness-script.js', () => ({
   HARNESS_SCRIPT: readFileSync(new URL('../../src/container/harness.sh', import.meta.url), 'utf8'),
@@ -121,7 +123,7 @@ def test_limits_are_in_force():
 
 describe('the sandbox', () => {
   it('holds: fixed environment, no host secrets, unprivileged PID-1 harness, read-only mounts, no network', async () => {
-    const hidden = mkdtempSync(join(tmpdir(), 'og-probes-'));
+    const hidden = tempDir();
     writeFileSync(join(hidden, 'test_sandbox.py'), PROBES);
     process.env.GITHUB_TOKEN = 'ghs_must_not_reach_the_container';
     connections = 0;

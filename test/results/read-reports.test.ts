@@ -1,15 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_JUNIT_LIMITS } from '../../src/results/junit-report.js';
 import { readSuiteReports } from '../../src/results/read-reports.js';
+import { tempDirs } from '../container/temp-dirs.js';
+
+const tempDir = tempDirs('og-reports-');
 
 const REPORT = (name: string) => `<testsuite><testcase classname="c" name="${name}"/></testsuite>`;
 
 function folder(): { root: string; dir: string } {
-  const root = mkdtempSync(join(tmpdir(), 'og-reports-'));
+  const root = tempDir();
   const dir = join(root, 'hidden');
   mkdirSync(dir);
   return { root, dir };
