@@ -9,10 +9,11 @@
 #   /oracle/reports     writable: status, existing/, hidden/ (one JUnit folder per suite)
 #   /work, /tmp         tmpfs: the checkout, and $HOME
 #
-# Steps: check out the base, `git apply --check` then `git apply` the filtered diff (grade mode),
-# restore the existing suite's files to their base version, run the existing suite, then (after
-# killing whatever it left running and restoring those files again) copy the hidden tests in and
-# run them. Both suites run even when the first fails, so the report is complete.
+# Steps, for each suite in a fresh checkout: check out the base, `git apply --check` then
+# `git apply` the filtered diff (grade mode), restore the existing suite's files to their base
+# version; run the existing suite; kill whatever it left running; then in the second checkout copy
+# the hidden tests in and run them. Both suites run even when the first fails, so the report is
+# complete.
 #
 # Exit codes (src/container/harness-protocol.ts): 0 ok, 10 the patch does not apply, 11 the
 # existing suite failed, 12 the hidden tests failed, 13 a suite exited 0 but wrote no report,
@@ -92,7 +93,7 @@ restore_suite_files() {
     [ -n "$spec" ] && set -- "$@" "$spec"
   done <"$JOB/restore-pathspecs"
   [ $# -gt 0 ] || return 0
-  g -C "$WORK" clean -ffdxq -- "$@" ":(exclude,literal)$dest" || return 1
+  g -C "$WORK" clean -ffdxq -- "$@" || return 1
   g -C "$WORK" ls-files -z -- "$@" >"$SCRATCH/restore-list" || return 1
   g -C "$WORK" checkout-index -f -z --stdin <"$SCRATCH/restore-list" || return 1
 }
@@ -157,63 +158,70 @@ if [ -f "$JOB/existing-command" ]; then
 fi
 case $mode in grade | baseline) ;; *) fail_harness "unknown mode $mode" ;; esac
 
-step=checkout
-t0=$(now_ms)
-g init -q --template= "$WORK" >/dev/null || fail_harness "git init failed"
-# The mirror's objects serve as alternates: nothing is copied, and the mirror stays read-only.
-mkdir -p "$WORK/.git/objects/info" &&
-  printf '%s/objects\n' "$MIRROR" >"$WORK/.git/objects/info/alternates" || fail_harness "cannot link the mirror"
-g -C "$WORK" checkout -q --detach "$base" || fail_harness "cannot check out the base commit $base"
-record "step name=checkout rc=0 ms=$(($(now_ms) - t0))"
-
-if [ "$mode" = grade ]; then
-  step=apply
+# prepare_checkout PHASE: a fresh checkout of the base in $WORK, the filtered diff applied (grade
+# mode), the existing suite's files restored. Each suite gets its own, so nothing the existing
+# suite's run left in the work tree (or in its .git: config, hooks, a moved core.worktree) can
+# reach the hidden tests.
+prepare_checkout() {
+  phase=$1
+  step=$phase:checkout
   t0=$(now_ms)
-  if [ -s "$JOB/diff.patch" ]; then
-    if ! g -C "$WORK" apply --check --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err"; then
-      head -c 65536 "$SCRATCH/apply.err" >&2
-      record "step name=apply rc=1 ms=$(($(now_ms) - t0)) detail=$(one_line <"$SCRATCH/apply.err")"
-      finish "$EXIT_PATCH" patch-does-not-apply
-    fi
-    if ! g -C "$WORK" apply --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err"; then
-      head -c 65536 "$SCRATCH/apply.err" >&2
-      record "step name=apply rc=1 ms=$(($(now_ms) - t0)) detail=$(one_line <"$SCRATCH/apply.err")"
-      finish "$EXIT_PATCH" patch-does-not-apply
-    fi
-    note "the filtered diff applies"
-  else
-    note "the filtered diff is empty: nothing to apply"
+  if [ -e "$WORK" ]; then
+    chmod -R u+rwX "$WORK" 2>/dev/null
+    rm -rf -- "$WORK" || fail_harness "cannot remove the previous checkout"
   fi
-  record "step name=apply rc=0 ms=$(($(now_ms) - t0))"
-fi
+  g init -q --template= "$WORK" >/dev/null || fail_harness "git init failed"
+  # The mirror's objects serve as alternates: nothing is copied, and the mirror stays read-only.
+  mkdir -p "$WORK/.git/objects/info" &&
+    printf '%s/objects\n' "$MIRROR" >"$WORK/.git/objects/info/alternates" || fail_harness "cannot link the mirror"
+  g -C "$WORK" checkout -q --detach "$base" || fail_harness "cannot check out the base commit $base"
+  record "step name=$step rc=0 ms=$(($(now_ms) - t0))"
 
-step=restore
-t0=$(now_ms)
-restore_suite_files || fail_harness "cannot restore the existing suite's files to their base version"
-record "step name=restore rc=0 ms=$(($(now_ms) - t0))"
+  if [ "$mode" = grade ]; then
+    step=$phase:apply
+    t0=$(now_ms)
+    if [ -s "$JOB/diff.patch" ]; then
+      if ! g -C "$WORK" apply --check --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err" ||
+        ! g -C "$WORK" apply --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err"; then
+        head -c 65536 "$SCRATCH/apply.err" >&2
+        record "step name=$step rc=1 ms=$(($(now_ms) - t0)) detail=$(one_line <"$SCRATCH/apply.err")"
+        finish "$EXIT_PATCH" patch-does-not-apply
+      fi
+      note "the filtered diff applies"
+    else
+      note "the filtered diff is empty: nothing to apply"
+    fi
+    record "step name=$step rc=0 ms=$(($(now_ms) - t0))"
+  fi
+
+  step=$phase:restore
+  t0=$(now_ms)
+  restore_suite_files || fail_harness "cannot restore the existing suite's files to their base version"
+  record "step name=$step rc=0 ms=$(($(now_ms) - t0))"
+}
 
 existing_rc=0
 existing_report=present
 if [ "$has_existing" = yes ]; then
+  prepare_checkout existing
   run_suite existing "$existing_command"
-  # The existing suite ran PR code: put the suite's files back again before the hidden tests.
-  step=restore-again
-  t0=$(now_ms)
-  restore_suite_files || fail_harness "cannot restore the existing suite's files after it ran"
-  find /tmp -mindepth 1 -maxdepth 1 ! -path "$SCRATCH" -exec rm -rf -- {} + 2>/dev/null
-  record "step name=restore-again rc=0 ms=$(($(now_ms) - t0))"
+  # Nothing the existing suite's PR code left in /tmp ($HOME: user site-packages, caches) stays.
+  find /tmp -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null
+  mkdir -p "$SCRATCH" || fail_harness "cannot create $SCRATCH"
 fi
 
-# Copied in only now, after the PR code of the existing suite is dead, so it never saw them to
-# rewrite them; and from the read-only mount, never from the diff.
-step=hidden-copy
+prepare_checkout hidden
+
+# Copied in only now, into a checkout no PR code has run in yet; from the read-only mount, never
+# from the diff.
+step=hidden:copy
 t0=$(now_ms)
 check_dest_path || fail_harness "hidden_tests.dest $dest is reached through a symbolic link"
 rm -rf -- "${WORK:?}/$dest" || fail_harness "cannot clear $dest"
 mkdir -p -- "$WORK/$dest" || fail_harness "cannot create $dest"
 cp -R -- "$HIDDEN/." "$WORK/$dest/" || fail_harness "cannot copy the hidden tests into $dest"
 check_dest_path || fail_harness "hidden_tests.dest $dest is reached through a symbolic link"
-record "step name=hidden-copy rc=0 ms=$(($(now_ms) - t0))"
+record "step name=$step rc=0 ms=$(($(now_ms) - t0))"
 
 hidden_rc=0
 hidden_report=present

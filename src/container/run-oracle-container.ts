@@ -168,10 +168,13 @@ function suiteEvidence(
   return { report, exitCode: Number(rc), harnessSawReport: fields.report === 'present' };
 }
 
-function failedStepDetail(records: readonly StatusRecord[]): string | undefined {
+/** The harness's one-line account of the step that failed: git apply's error, or its own. */
+function failedStepDetail(records: readonly StatusRecord[], withStep: boolean): string | undefined {
   const failed = records.filter((r) => r.kind === 'step' && r.fields.rc !== '0');
   const last = failed[failed.length - 1];
-  return last === undefined ? undefined : `${last.fields.name ?? 'step'}: ${last.fields.detail ?? 'failed'}`;
+  if (last === undefined) return undefined;
+  const detail = last.fields.detail ?? 'failed';
+  return withStep ? `${last.fields.name ?? 'step'}: ${detail}` : detail;
 }
 
 function harnessTimings(records: readonly StatusRecord[]): StepTiming[] {
@@ -365,7 +368,7 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
         : {}),
     };
     if (state.exitCode === HARNESS_EXIT.patchDoesNotApply || state.exitCode === HARNESS_EXIT.harnessError) {
-      const detail = failedStepDetail(records);
+      const detail = failedStepDetail(records, state.exitCode === HARNESS_EXIT.harnessError);
       if (detail !== undefined) evidence.detail = detail;
     }
     const judgement = judgeRun(evidence, request.frozen ?? new Set());

@@ -67,14 +67,17 @@ describe('the oracle run in grade mode', () => {
     expect(result.imageRef).toBe(inject('testImage'));
     expect(result.imageId).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(result.diffSha256).toMatch(/^[0-9a-f]{64}$/);
+    // Each suite in its own fresh checkout, with the diff applied and the suite's files restored.
     expect(result.harnessStatus.map((r) => `${r.kind}:${r.fields.name ?? r.fields.reason ?? ''}`)).toEqual([
       'harness:',
-      'step:checkout',
-      'step:apply',
-      'step:restore',
+      'step:existing:checkout',
+      'step:existing:apply',
+      'step:existing:restore',
       'suite:existing',
-      'step:restore-again',
-      'step:hidden-copy',
+      'step:hidden:checkout',
+      'step:hidden:apply',
+      'step:hidden:restore',
+      'step:hidden:copy',
       'suite:hidden',
       'exit:ok',
     ]);
@@ -148,6 +151,15 @@ describe('the oracle run in grade mode', () => {
     expect(subkinds(result)).toEqual(['report-missing', 'report-missing']);
     expect(result.containerExitCode).toBe(13);
     expect(result.testsHash).toBeUndefined();
+  });
+
+  it('keeps what the existing suite’s run planted (conftest.py, .git config, a live process) from the hidden tests', async () => {
+    const result = await grade('plants-for-later');
+    // The hidden tests ran for real and failed: no planted hook turned them green, no leftover
+    // process rewrote their report.
+    expect(subkinds(result)).toEqual(['hidden-tests-failed']);
+    expect(result.hiddenIds).toEqual(LOCKED);
+    expect(result.outcomes.filter((o) => o.suite === 'hidden' && o.status === 'failed')).toHaveLength(4);
   });
 
   it('lets a frozen test fail without failing the patch, and reports it frozen', async () => {
