@@ -9,7 +9,7 @@ import { judgeRun, type Judgement, type RunEvidence, type SuiteEvidence } from '
 import { readRegularFile, readSuiteReports } from '../results/read-reports.js';
 import { dockerCreateArgs } from './create-args.js';
 import { dockerCli, runDocker, stderrTail, type DockerCli, type DockerResult } from './docker-cli.js';
-import { HARNESS_EXIT, parseStatusFile, type StatusRecord } from './harness-protocol.js';
+import { HARNESS_EXIT, harnessExitReason, parseStatusFile, type StatusRecord } from './harness-protocol.js';
 import { HARNESS_SCRIPT } from './harness-script.js';
 import { copyHiddenTests, HiddenTestsError } from './hidden-tests-copy.js';
 import { buildMirror } from './mirror.js';
@@ -370,6 +370,9 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
     if (state.exitCode === HARNESS_EXIT.patchDoesNotApply || state.exitCode === HARNESS_EXIT.harnessError) {
       const detail = failedStepDetail(records, state.exitCode === HARNESS_EXIT.harnessError);
       if (detail !== undefined) evidence.detail = detail;
+    } else if (!timedOut && harnessExitReason(state.exitCode) === undefined && run !== undefined) {
+      // Not the harness's exit: the engine's or the CLI's words say why.
+      evidence.detail = stderrTail(run);
     }
     const judgement = judgeRun(evidence, request.frozen ?? new Set());
     return {

@@ -221,7 +221,7 @@ function containerFailure(
     reasons: [
       reason(
         SUBKIND.containerFailed,
-        `the oracle container exited with ${evidence.exitCode === null ? 'no exit code' : `code ${evidence.exitCode}`}, which the harness never uses`,
+        `the oracle container exited with ${evidence.exitCode === null ? 'no exit code' : `code ${evidence.exitCode}`}, which the harness never uses${detail}`,
       ),
     ],
   };

@@ -138,6 +138,10 @@ describe('judgeRun in grade mode', () => {
     expect(subkinds(evidence({ exitCode: 137 }))).toEqual(['container-failed']);
     expect(subkinds(evidence({ exitCode: 1 }))).toEqual(['container-failed']);
     expect(subkinds(evidence({ exitCode: null }))).toEqual(['container-failed']);
+    const engine = judgeRun(evidence({ exitCode: 125, detail: 'Error response from daemon: mount denied' }));
+    expect(engine.containerReasons[0]?.message).toMatch(
+      /code 125, which the harness never uses: Error response/,
+    );
   });
 
   it('judges an oracle without an existing suite by its hidden tests alone', () => {
