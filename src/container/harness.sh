@@ -5,7 +5,7 @@
 #   /oracle/job         read-only: this script, mode, base, hidden-dest, hidden-command,
 #                       [existing-command], [restore-pathspecs], [diff.patch]
 #   /oracle/mirror.git  read-only: bare mirror holding the base commit only
-#   /oracle/hidden      read-only: the oracle's hidden tests
+#   /oracle/hidden      read-only: a snapshot of the oracle's hidden tests
 #   /oracle/reports     writable: status, existing/, hidden/ (one JUnit folder per suite)
 #   /work, /tmp         tmpfs: the checkout, and $HOME
 #
@@ -20,8 +20,9 @@
 # 20 the harness itself could not prepare the run. Every step is logged on stderr and recorded in
 # /oracle/reports/status.
 #
-# All git work happens before any PR code runs. Git reads no system or global config and runs no
-# hook; the host refuses oracle.json env names starting with GIT_.
+# All git work happens in a checkout no PR code has run in yet, and nothing PR code could have
+# written is read: git takes no system, global or XDG config and runs no hook, /tmp is emptied
+# between the suites, and the host refuses oracle.json env names starting with GIT_.
 
 set -u
 umask 022
@@ -206,6 +207,7 @@ if [ "$has_existing" = yes ]; then
   prepare_checkout existing
   run_suite existing "$existing_command"
   # Nothing the existing suite's PR code left in /tmp ($HOME: user site-packages, caches) stays.
+  chmod -R u+rwX /tmp 2>/dev/null
   find /tmp -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null
   mkdir -p "$SCRATCH" || fail_harness "cannot create $SCRATCH"
 fi
