@@ -1,13 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runOracleContainer } from '../../src/container/run-oracle-container.js';
 import type { OracleRunConfig } from '../../src/container/run-config.js';
 import { buildSampleRepo, SAMPLE, sampleConfig, type SampleRepo } from './sample-repo.js';
-
-vi.mock('../../src/container/harness-script.js', () => ({
-  HARNESS_SCRIPT: readFileSync(new URL('../../src/container/harness.sh', import.meta.url), 'utf8'),
-}));
 
 let repo: SampleRepo;
 let config: OracleRunConfig;

@@ -1,15 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runOracleContainer, type OracleRunResult } from '../../src/container/run-oracle-container.js';
 import type { OracleRunConfig } from '../../src/container/run-config.js';
 import { testsHash } from '../../src/results/tests-hash.js';
 import { buildSampleRepo, SAMPLE, sampleConfig, type SampleRepo } from './sample-repo.js';
-
-// Vitest has no `.sh` text loader (esbuild's bundle has one): give the module the file's text.
-vi.mock('../../src/container/harness-script.js', () => ({
-  HARNESS_SCRIPT: readFileSync(new URL('../../src/container/harness.sh', import.meta.url), 'utf8'),
-}));
 
 /**
  * Grade-mode runs of the sample project's patches against the real engine and the pinned test

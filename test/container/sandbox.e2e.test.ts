@@ -1,18 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runOracleContainer } from '../../src/container/run-oracle-container.js';
 import type { OracleRunConfig } from '../../src/container/run-config.js';
 import { buildSampleRepo, SAMPLE, sampleConfig, type SampleRepo } from './sample-repo.js';
 import { tempDirs } from './temp-dirs.js';
 
 const tempDir = tempDirs('og-probes-');
-
-vi.mock('../../src/container/harness-script.js', () => ({
-  HARNESS_SCRIPT: readFileSync(new URL('../../src/container/harness.sh', import.meta.url), 'utf8'),
-}));
 
 /**
  * What the container lets PR code do: nothing beyond its checkout. Hidden tests written here probe
