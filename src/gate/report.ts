@@ -46,6 +46,16 @@ export interface StageTiming {
   id: string;
   ms: number;
   outcome: 'pass' | 'fail';
+  /** The stage ran a real check (not a trivial pass such as "no manifest, nothing to check"). */
+  attested?: boolean;
+}
+
+/** Files a baseline run writes next to the oracle log, for a human to review and commit. */
+export interface BaselineProposals {
+  /** The observed hidden test IDs, in tests.lock's format (`tests.lock.proposed`). */
+  testsLock: string;
+  /** The flake ledger updated with this run's outcomes (`flake_ledger.proposed.json`). */
+  flakeLedger: string;
 }
 
 export type GateMode = 'grade' | 'baseline';
@@ -69,6 +79,12 @@ export interface GateReport {
   stages: StageTiming[];
   quarantined: boolean;
   logPath?: string;
+  /** Baseline mode: where the tests.lock and flake-ledger proposals were written. */
+  proposals?: BaselineProposals;
+  /** The commits graded, as full ids, once resolved (the merge base only in grade mode). */
+  baseSha?: string;
+  headSha?: string;
+  mergeBase?: string;
   /** Things a maintainer should read, e.g. "no tests.lock: the tests-changed check was skipped". */
   notes: string[];
 }

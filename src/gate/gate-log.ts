@@ -1,0 +1,133 @@
+import { renderOracleLog } from '../container/oracle-log.js';
+import type { OracleRunConfig } from '../container/run-config.js';
+import type { OracleRunResult } from '../container/run-oracle-container.js';
+import type { Touch } from '../policy/evaluate-policy.js';
+import { serializeVerdict } from '../verdict/serialize.js';
+import type { GateReport } from './report.js';
+
+/**
+ * The oracle log of a whole gate run: the container layer's log (src/container/oracle-log.ts:
+ * header, fail reasons, dropped hunks, per-stage and per-step timing, config, docker arguments,
+ * harness status, tests, notes, container output), followed by what only the gate knows (the
+ * verdict, the stages' attestation, denied and touched paths, baseline proposals). When no
+ * container ran, the container part says so (`exit reason: not-run`) and carries the gate's
+ * reasons. Untrusted text goes on `  | ` lines with control characters made visible, as there.
+ */
+export interface GateLogInput {
+  report: GateReport;
+  /** The oracle run, when the container stage ran. */
+  container?: OracleRunResult;
+  config?: OracleRunConfig;
+  touched?: readonly Touch[];
+  oracleDir: string;
+  pinnedOracleHash: string;
+  startedAt: string;
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]/g;
+
+function visible(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+function quoted(text: string): string[] {
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines.map((line) => `  | ${visible(line)}`);
+}
+
+function section(title: string, body: string[]): string[] {
+  return ['', `== ${title}`, ...(body.length > 0 ? body : ['  (none)'])];
+}
+
+/** The container result the log shows when no container ran: nothing but the gate's reasons. */
+function notRun(report: GateReport): OracleRunResult {
+  return {
+    mode: report.mode,
+    reasons: report.verdict.kind === 'fail' ? report.verdict.reasons : [],
+    containerReasons: [],
+    testReasons: [],
+    exitReason: 'not-run',
+    outcomes: [],
+    hiddenIds: [],
+    quarantined: false,
+    notes: [],
+    containerExitCode: null,
+    timedOut: false,
+    oomKilled: false,
+    harnessStatus: [],
+    stdout: '',
+    stderr: '',
+    dockerArgs: [],
+    timings: [],
+  };
+}
+
+export function renderGateLog(input: GateLogInput): string {
+  const { report } = input;
+  const verdictReasons = report.verdict.kind === 'fail' ? report.verdict.reasons : [];
+  // The container part's reasons and notes are the gate's: one list of each in the whole log.
+  const result: OracleRunResult = {
+    ...(input.container ?? notRun(report)),
+    reasons: verdictReasons,
+    notes: report.notes,
+  };
+  const containerLog = renderOracleLog({
+    result,
+    ...(input.config ? { config: input.config } : {}),
+    droppedHunks: report.droppedHunks,
+    ...(report.baseSha ? { baseSha: report.baseSha } : {}),
+    ...(report.headSha ? { headSha: report.headSha } : {}),
+    ...(report.oracleHash ? { oracleHash: report.oracleHash } : {}),
+    startedAt: input.startedAt,
+    stages: report.stages,
+  });
+
+  const lines: string[] = [];
+  lines.push(
+    ...section('gate verdict (oracle/1)', [
+      ...quoted(serializeVerdict(report.verdict)),
+      `  attested: ${report.attested ? 'yes' : 'no'}`,
+      ...report.stages.map(
+        (s) =>
+          `  stage ${s.id}: ${s.outcome}${s.attested === false ? ' (not attested: nothing to check)' : ''}`,
+      ),
+    ]),
+  );
+  lines.push(
+    ...section('gate inputs', [
+      '  oracle directory:',
+      ...quoted(input.oracleDir),
+      `  pinned oracle hash: ${visible(input.pinnedOracleHash)}`,
+      ...(report.mergeBase ? [`  merge base: ${report.mergeBase}`] : []),
+    ]),
+  );
+  lines.push(
+    ...section(
+      `denied touches (${report.deniedTouches.length})`,
+      report.deniedTouches.flatMap((d) => [`  ${d.change}`, ...quoted(`${d.path}: ${d.rule}`)]),
+    ),
+  );
+  lines.push(
+    ...section(
+      `touched paths (${input.touched?.length ?? 0})`,
+      (input.touched ?? []).flatMap((t) => [`  ${t.change}`, ...quoted(t.path)]),
+    ),
+  );
+  if (report.mode === 'baseline')
+    lines.push(
+      ...section(
+        'baseline proposals',
+        report.proposals
+          ? [
+              '  tests.lock:',
+              ...quoted(report.proposals.testsLock),
+              '  flake ledger:',
+              ...quoted(report.proposals.flakeLedger),
+            ]
+          : [],
+      ),
+    );
+  return `${containerLog}${lines.join('\n')}\n`;
+}
