@@ -73,6 +73,9 @@ export function renderGateLog(input: GateLogInput): string {
     reasons: verdictReasons,
     notes: report.notes,
   };
+  // The policy stage knows the filtered diff's hash even when no container ran.
+  if (result.diffSha256 === undefined && report.diffSha256 !== undefined)
+    result.diffSha256 = report.diffSha256;
   const containerLog = renderOracleLog({
     result,
     ...(input.config ? { config: input.config } : {}),
