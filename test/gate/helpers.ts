@@ -3,7 +3,9 @@ import { dirname, join } from 'node:path';
 import type { OracleRunRequest, OracleRunResult } from '../../src/container/run-oracle-container.js';
 import type { TestOutcome } from '../../src/gate/report.js';
 import { hashOracleDir } from '../../src/oracle-dir/hash.js';
-import { SAMPLE } from '../container/sample-repo.js';
+import { VerdictSchema, type Verdict } from '../../src/verdict/schema.js';
+import { SAMPLE, type SampleRepo } from '../container/sample-repo.js';
+import { runCli } from '../helpers/cli.js';
 
 export { tempDirs } from '../container/temp-dirs.js';
 
@@ -89,4 +91,43 @@ export function fakeRun(
     dockerArgs: [],
     timings: [],
   };
+}
+
+/** The CLI's stdout for `run`: the verdict line and, when tests ran, the tests_hash line. */
+export interface GateCliOutput {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  verdict: Verdict | undefined;
+  testsHash: string | undefined;
+}
+
+/** `node dist/cli.js run ARGS` (rebuild dist/ with `npm run bundle` first). */
+export function runGateCli(args: string[], env?: NodeJS.ProcessEnv): GateCliOutput {
+  const run = runCli(['run', ...args], env ? { env } : {});
+  const [verdictLine = '', hashLine] = run.stdout.split('\n');
+  const parsed = VerdictSchema.safeParse(verdictLine ? JSON.parse(verdictLine) : undefined);
+  return {
+    ...run,
+    verdict: parsed.success ? parsed.data : undefined,
+    testsHash: /^tests_hash=([0-9a-f]{64})$/.exec(hashLine ?? '')?.[1],
+  };
+}
+
+/** The arguments that grade `patch` of the sample repository against an oracle copy. */
+export function gradeArgs(repo: SampleRepo, oracle: OracleCopy, patch: string, log: string): string[] {
+  return [
+    '--repo',
+    repo.dir,
+    '--base',
+    repo.base,
+    '--head',
+    repo.heads[patch]!,
+    '--oracle',
+    oracle.dir,
+    '--oracle-hash',
+    oracle.hash,
+    '--log',
+    log,
+  ];
 }
