@@ -67,7 +67,7 @@ directory, repository or diff the policy cannot be computed for (one line on sta
         deniedTouches: result.denied,
         droppedHunks: result.dropped,
         diffSha256: result.filteredSha256,
-        diffBytes: result.filteredDiff.length,
+        diffBytes: result.filteredBytes,
         ...(result.denied.length > 0 ? { failReason: deniedPathReason(result.denied) } : {}),
       };
       return { exitCode: result.denied.length > 0 ? 1 : 0, stdout: JSON.stringify(report) + '\n' };

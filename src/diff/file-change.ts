@@ -27,6 +27,50 @@ export class Hunk {
 }
 
 /**
+ * Every hunk of one parsed diff, six numbers each (old start, old lines, new start, new lines,
+ * byte start, byte end) in one growing Uint32Array (the parser refuses diffs of 4 GiB or more):
+ * a million hunks cost 24 MB instead of a million objects. FileChange builds Hunk objects from it
+ * on demand.
+ */
+export class HunkTable {
+  private values = new Uint32Array(6 * 1024);
+  private count = 0;
+
+  add(
+    oldStart: number,
+    oldLines: number,
+    newStart: number,
+    newLines: number,
+    start: number,
+    end: number,
+  ): void {
+    if ((this.count + 1) * 6 > this.values.length) {
+      const grown = new Uint32Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    const at = this.count++ * 6;
+    const v = this.values;
+    v[at] = oldStart;
+    v[at + 1] = oldLines;
+    v[at + 2] = newStart;
+    v[at + 3] = newLines;
+    v[at + 4] = start;
+    v[at + 5] = end;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  hunk(source: Buffer, index: number): Hunk {
+    const at = index * 6;
+    const v = this.values;
+    return new Hunk(source, v[at]!, v[at + 1]!, v[at + 2]!, v[at + 3]!, v[at + 4]!, v[at + 5]!);
+  }
+}
+
+/**
  * One `diff --git` section: everything git's patch says about one file (or, for a rename or
  * copy, one pair of files). Its bytes are a view of the diff it was parsed from.
  */
@@ -45,11 +89,28 @@ export class FileChange {
     readonly binary: boolean,
     /** `similarity index` of a rename or copy, in percent. */
     readonly similarity: number | null,
-    readonly hunks: readonly Hunk[],
+    private readonly hunkTable: HunkTable,
+    private readonly firstHunk: number,
+    /** How many hunks the section has. */
+    readonly hunkCount: number,
     /** Byte offsets, in the parsed diff, of the `diff --git` line and just past the section. */
     readonly start: number,
     readonly end: number,
   ) {}
+
+  /** The section's hunks, in order (built on each call: keep the array if you need it twice). */
+  get hunks(): Hunk[] {
+    const hunks: Hunk[] = [];
+    for (let i = 0; i < this.hunkCount; i++) hunks.push(this.hunk(i));
+    return hunks;
+  }
+
+  /** The section's i-th hunk (0-based). */
+  hunk(i: number): Hunk {
+    if (!(i >= 0 && i < this.hunkCount))
+      throw new RangeError(`no hunk ${i} in a section of ${this.hunkCount}`);
+    return this.hunkTable.hunk(this.source, this.firstHunk + i);
+  }
 
   /** The whole section, from its `diff --git` line on: applying it alone makes this change. */
   get raw(): Buffer {

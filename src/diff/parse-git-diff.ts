@@ -1,7 +1,7 @@
 import type { ChangeKind } from '../gate/report.js';
 import { QuoteError, unquoteC } from './c-quote.js';
-import { FileChange, Hunk, type FileMode } from './file-change.js';
-import { DiffPath } from './path-text.js';
+import { FileChange, HunkTable, type FileMode } from './file-change.js';
+import { bytesToPathText, DiffPath } from './path-text.js';
 
 /**
  * Parses the bytes of `git diff` output (git's patch format, as read-pr-diff.ts produces it) into
@@ -25,6 +25,9 @@ export interface DiffParseLimits {
   maxHeaderLineBytes: number;
 }
 
+/** Byte offsets are kept as 32-bit numbers (file-change.ts HunkTable). */
+const MAX_DIFF_BYTES = 0xffffffff;
+
 export const DEFAULT_DIFF_PARSE_LIMITS: DiffParseLimits = {
   maxFiles: 1_000_000,
   maxHeaderLines: 16,
@@ -45,7 +48,7 @@ export function parseGitDiff(diff: Buffer, limits: Partial<DiffParseLimits> = {}
   return new DiffParser(diff, { ...DEFAULT_DIFF_PARSE_LIMITS, ...limits }).parse();
 }
 
-const ascii = (s: string) => Buffer.from(s, 'latin1');
+const ascii = (s: string) => Uint8Array.from(Buffer.from(s, 'latin1'));
 const DIFF_GIT = ascii('diff --git ');
 const DIFF_COMBINED = [ascii('diff --cc '), ascii('diff --combined ')];
 const MINUS = ascii('--- ');
@@ -55,54 +58,66 @@ const GIT_BINARY_PATCH = ascii('GIT binary patch');
 const BINARY_FILES = ascii('Binary files ');
 const DIFFER = ascii(' differ');
 const DEV_NULL = ascii('/dev/null');
-const A_PREFIX = ascii('a/');
-const B_PREFIX = ascii('b/');
+const A_PREFIX = 'a/';
+const B_PREFIX = 'b/';
 
-const EXTENDED_HEADERS = [
-  'old mode ',
-  'new mode ',
-  'deleted file mode ',
-  'new file mode ',
-  'copy from ',
-  'copy to ',
-  'rename from ',
-  'rename to ',
-  'similarity index ',
-  'dissimilarity index ',
-  'index ',
-] as const;
-type ExtendedHeader = (typeof EXTENDED_HEADERS)[number];
-const EXTENDED_HEADER_BYTES = EXTENDED_HEADERS.map((h) => [h, ascii(h)] as const);
-
-const MODES: ReadonlySet<string> = new Set(['100644', '100755', '120000', '160000']);
-const INDEX_LINE = /^([0-9a-f]{4,64})\.\.([0-9a-f]{4,64})(?: ([0-7]{6}))?$/;
+const MODE_BYTES = (['100644', '100755', '120000', '160000'] as const).map((m) => [m, ascii(m)] as const);
 const PERCENT = /^(\d{1,3})%$/;
 const BINARY_BLOCK = /^(?:literal|delta) \d{1,19}$/;
 const MAX_RANGE = 0x7fffffff;
 
 /** `/dev/null` on a `---`/`+++` line: no file on that side. */
 const NO_FILE = Symbol('no file');
-type FileLineName = Buffer | typeof NO_FILE;
+/**
+ * Names are kept as lossless path text (path-text.ts) while parsing: one-to-one with the bytes, so
+ * comparing texts compares bytes, and an ASCII name costs one string.
+ */
+type FileLineName = string | typeof NO_FILE;
 
-interface Headers {
-  oldMode?: FileMode;
-  newMode?: FileMode;
-  deletedFileMode?: FileMode;
-  newFileMode?: FileMode;
-  copyFrom?: Buffer;
-  copyTo?: Buffer;
-  renameFrom?: Buffer;
-  renameTo?: Buffer;
-  similarity?: number;
-  dissimilarity?: number;
-  indexMode?: FileMode;
-  index?: boolean;
+/** The extended headers of one section; a field is set at most once. */
+class Headers {
+  oldMode: FileMode | undefined = undefined;
+  newMode: FileMode | undefined = undefined;
+  deletedFileMode: FileMode | undefined = undefined;
+  newFileMode: FileMode | undefined = undefined;
+  copyFrom: string | undefined = undefined;
+  copyTo: string | undefined = undefined;
+  renameFrom: string | undefined = undefined;
+  renameTo: string | undefined = undefined;
+  similarity: number | undefined = undefined;
+  dissimilarity: number | undefined = undefined;
+  indexMode: FileMode | undefined = undefined;
+  index: boolean | undefined = undefined;
+
+  /** Clears every field, so one instance serves every section. */
+  reset(): this {
+    this.oldMode = this.newMode = this.deletedFileMode = this.newFileMode = undefined;
+    this.copyFrom = this.copyTo = this.renameFrom = this.renameTo = undefined;
+    this.similarity = this.dissimilarity = undefined;
+    this.indexMode = undefined;
+    this.index = undefined;
+    return this;
+  }
 }
 
 class DiffParser {
   private pos = 0;
   private line = 1;
   private readonly files: FileChange[] = [];
+  private readonly hunkTable = new HunkTable();
+  private readonly headers = new Headers();
+  /** The names on the current section's `diff --git` line, when certain (see gitLineNames). */
+  private gitA: string | null = null;
+  private gitB: string | null = null;
+  /** Where gitA's bytes are when it was written unquoted (-1 otherwise), to reuse its string. */
+  private gitAStart = -1;
+  private gitAEnd = -1;
+  /** The current hunk header's ranges, and the last number read. */
+  private oldStart = 0;
+  private oldLines = 0;
+  private newStart = 0;
+  private newLines = 0;
+  private value = 0;
 
   constructor(
     private readonly buf: Buffer,
@@ -112,6 +127,7 @@ class DiffParser {
   parse(): FileChange[] {
     const { buf } = this;
     if (buf.length === 0) return this.files;
+    if (buf.length > MAX_DIFF_BYTES) throw new DiffParseError('the diff is 4 GiB or larger', 1);
     if (buf[buf.length - 1] !== 0x0a) {
       let lines = 1;
       for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) lines++;
@@ -130,9 +146,9 @@ class DiffParser {
   }
 
   /** End of the current line (offset of its newline); header lines are capped in length. */
-  private eol(header: boolean): number {
+  private eol(): number {
     const end = this.buf.indexOf(0x0a, this.pos);
-    if (header && end - this.pos > this.limits.maxHeaderLineBytes)
+    if (end - this.pos > this.limits.maxHeaderLineBytes)
       this.fail(`header line longer than ${this.limits.maxHeaderLineBytes} bytes`);
     return end;
   }
@@ -142,291 +158,384 @@ class DiffParser {
     this.line++;
   }
 
-  private startsWith(prefix: Buffer, end: number): boolean {
-    return (
-      end - this.pos >= prefix.length &&
-      this.buf.compare(prefix, 0, prefix.length, this.pos, this.pos + prefix.length) === 0
-    );
+  /** The bytes at `at` (before `end`) are `literal`. A loop: cheaper than Buffer#compare for a few bytes. */
+  private bytesAt(at: number, end: number, literal: Uint8Array): boolean {
+    if (end - at < literal.length) return false;
+    const { buf } = this;
+    for (let i = 0; i < literal.length; i++) if (buf[at + i] !== literal[i]) return false;
+    return true;
   }
 
-  private endsWith(suffix: Buffer, end: number): boolean {
-    return (
-      end - this.pos >= suffix.length &&
-      this.buf.compare(suffix, 0, suffix.length, end - suffix.length, end) === 0
-    );
+  private startsWith(literal: Uint8Array, end: number): boolean {
+    return this.bytesAt(this.pos, end, literal);
   }
 
   private text(start: number, end: number): string {
     return this.buf.toString('latin1', start, end);
   }
 
+  /** Lossless path text of buf[start, end). */
+  private name(start: number, end: number): string {
+    const { buf } = this;
+    for (let i = start; i < end; i++) if (buf[i]! >= 0x80) return bytesToPathText(buf, start, end);
+    return buf.toString('latin1', start, end);
+  }
+
   private section(): FileChange {
     const start = this.pos;
-    let end = this.eol(true);
+    let end = this.eol();
     if (!this.startsWith(DIFF_GIT, end)) {
       if (DIFF_COMBINED.some((p) => this.startsWith(p, end)))
         this.fail('combined (merge) diffs are not supported');
       this.fail('expected a "diff --git" line');
     }
-    const gitNames = this.gitLineNames(this.pos + DIFF_GIT.length, end);
+    this.gitLineNames(this.pos + DIFF_GIT.length, end);
     this.next(end);
 
-    const headers: Headers = {};
+    const headers = this.headers.reset();
     let headerLines = 0;
     let minus: FileLineName | undefined;
     let plus: FileLineName | undefined;
     let binary = false;
-    const hunks: Hunk[] = [];
-    while (this.pos < this.buf.length) {
-      end = this.eol(true);
-      if (this.startsWith(DIFF_GIT, end)) break;
-      if (this.startsWith(MINUS, end)) {
-        minus = this.fileLineName(MINUS, A_PREFIX, end);
+    const firstHunk = this.hunkTable.size;
+    const { buf } = this;
+    while (this.pos < buf.length) {
+      end = this.eol();
+      const first = buf[this.pos];
+      if (first === 0x64 /* d */ && this.startsWith(DIFF_GIT, end)) break;
+      if (first === 0x2d /* - */ && this.startsWith(MINUS, end)) {
+        minus = this.fileLineName(MINUS.length, A_PREFIX, end, '---');
         this.next(end);
-        end = this.eol(true);
+        end = this.eol();
         if (!this.startsWith(PLUS, end)) this.fail('expected a "+++" line after "---"');
-        plus = this.fileLineName(PLUS, B_PREFIX, end);
+        plus = this.fileLineName(PLUS.length, B_PREFIX, end, '+++');
         this.next(end);
-        this.hunks(hunks);
+        this.hunks();
         break;
       }
-      if (end - this.pos === GIT_BINARY_PATCH.length && this.startsWith(GIT_BINARY_PATCH, end)) {
+      if (
+        first === 0x47 /* G */ &&
+        end - this.pos === GIT_BINARY_PATCH.length &&
+        this.startsWith(GIT_BINARY_PATCH, end)
+      ) {
         this.next(end);
         this.binaryPatch();
         binary = true;
         break;
       }
-      if (this.startsWith(BINARY_FILES, end) && this.endsWith(DIFFER, end)) {
+      if (
+        first === 0x42 /* B */ &&
+        this.startsWith(BINARY_FILES, end) &&
+        this.bytesAt(end - DIFFER.length, end, DIFFER)
+      ) {
         this.next(end);
         binary = true;
         break;
       }
-      if (this.startsWith(HUNK, end)) this.fail('hunk without "---" and "+++" lines');
+      if (first === 0x40 /* @ */ && this.startsWith(HUNK, end))
+        this.fail('hunk without "---" and "+++" lines');
       if (++headerLines > this.limits.maxHeaderLines)
         this.fail(`more than ${this.limits.maxHeaderLines} extended header lines in one file`);
       this.extendedHeader(headers, end);
       this.next(end);
     }
-    return this.build(start, gitNames, headers, minus, plus, binary, hunks);
+    return this.build(start, headers, minus, plus, binary, firstHunk, this.hunkTable.size - firstHunk);
   }
 
   /**
-   * The two names of `diff --git a/X b/Y`. Quoted names are exact; an unquoted pair is only
-   * certain when both names are equal (git's own rule), else null and other headers must say.
+   * Sets gitA/gitB to the two names of `diff --git a/X b/Y`. Quoted names are exact; an unquoted
+   * pair is only certain when both names are equal (git's own rule), else both are null and other
+   * headers must say.
    */
-  private gitLineNames(start: number, end: number): { a: Buffer; b: Buffer } | null {
+  private gitLineNames(start: number, end: number): void {
     const { buf } = this;
-    const quoteAt = buf.subarray(start, end).indexOf(0x22);
-    const quote = quoteAt === -1 ? -1 : start + quoteAt;
+    this.gitA = this.gitB = null;
+    this.gitAStart = this.gitAEnd = -1;
+    let quote = -1;
+    for (let i = start; i < end; i++)
+      if (buf[i] === 0x22) {
+        quote = i;
+        break;
+      }
     if (quote !== -1) {
-      let a: Buffer;
+      let a: string;
       let bStart: number;
       if (quote === start) {
         const first = this.unquote(start, end);
-        a = first.bytes;
+        a = first.text;
         if (buf[first.next] !== 0x20)
           this.fail('expected a space between the names on the "diff --git" line');
         bStart = first.next + 1;
       } else {
         if (buf[quote - 1] !== 0x20) this.fail('stray quote on the "diff --git" line');
-        a = buf.subarray(start, quote - 1);
+        a = this.name(start, quote - 1);
         bStart = quote;
       }
-      let b: Buffer;
+      let b: string;
       if (buf[bStart] === 0x22) {
         const second = this.unquote(bStart, end);
         if (second.next !== end) this.fail('text after the second name on the "diff --git" line');
-        b = second.bytes;
+        b = second.text;
       } else {
-        b = buf.subarray(bStart, end);
-        if (b.includes(0x22)) this.fail('stray quote on the "diff --git" line');
+        b = this.name(bStart, end);
+        if (b.includes('"')) this.fail('stray quote on the "diff --git" line');
       }
-      return { a: this.stripPrefix(a, A_PREFIX), b: this.stripPrefix(b, B_PREFIX) };
+      this.gitA = this.stripPrefix(a, A_PREFIX);
+      this.gitB = this.stripPrefix(b, B_PREFIX);
+      return;
     }
+    // Unquoted: "a/" N " b/" N, so N's length follows from the line's.
     const length = end - start;
-    if ((length - 5) % 2 !== 0 || length < 7) return null;
+    if ((length - 5) % 2 !== 0 || length < 7) return;
     const half = (length - 5) / 2;
-    const a = buf.subarray(start, start + 2 + half);
-    const b = buf.subarray(start + 3 + half, end);
-    if (
-      buf[start + 2 + half] !== 0x20 ||
-      !a.subarray(0, 2).equals(A_PREFIX) ||
-      !b.subarray(0, 2).equals(B_PREFIX)
-    )
-      return null;
-    if (!a.subarray(2).equals(b.subarray(2))) return null;
-    return { a: a.subarray(2), b: b.subarray(2) };
+    const bStart = start + 3 + half;
+    if (buf[start] !== 0x61 || buf[start + 1] !== 0x2f || buf[start + 2 + half] !== 0x20) return;
+    if (buf[bStart] !== 0x62 || buf[bStart + 1] !== 0x2f) return;
+    for (let i = 0; i < half; i++) if (buf[start + 2 + i] !== buf[bStart + 2 + i]) return;
+    this.gitA = this.gitB = this.name(start + 2, start + 2 + half);
+    this.gitAStart = start + 2;
+    this.gitAEnd = start + 2 + half;
   }
 
-  private unquote(start: number, end: number): { bytes: Buffer; next: number } {
+  /** buf[start, end) holds the same bytes as the unquoted name on the `diff --git` line. */
+  private sameAsGitName(start: number, end: number): boolean {
+    const from = this.gitAStart;
+    if (from === -1 || end - start !== this.gitAEnd - from) return false;
+    const { buf } = this;
+    for (let i = 0; i < end - start; i++) if (buf[start + i] !== buf[from + i]) return false;
+    return true;
+  }
+
+  private unquote(start: number, end: number): { text: string; next: number } {
     try {
-      return unquoteC(this.buf, start, end);
+      const { bytes, next } = unquoteC(this.buf, start, end);
+      return { text: bytesToPathText(bytes), next };
     } catch (e) {
       if (e instanceof QuoteError) this.fail(e.message);
       throw e;
     }
   }
 
-  private stripPrefix(name: Buffer, prefix: Buffer): Buffer {
-    if (name.length <= prefix.length || !name.subarray(0, prefix.length).equals(prefix))
-      this.fail(
-        `expected the name ${JSON.stringify(name.toString('latin1'))} to start with ${prefix.toString()}`,
-      );
-    return name.subarray(prefix.length);
+  private stripPrefix(name: string, prefix: string): string {
+    if (name.length <= prefix.length || !name.startsWith(prefix))
+      this.fail(`expected the name ${JSON.stringify(name)} to start with ${prefix}`);
+    return name.slice(prefix.length);
   }
 
   /** The name on a `---`/`+++` line: `/dev/null`, or the prefixed name, quoted or followed by a tab. */
-  private fileLineName(marker: Buffer, prefix: Buffer, end: number): FileLineName {
-    const start = this.pos + marker.length;
-    if (end - start === DEV_NULL.length && this.buf.compare(DEV_NULL, 0, DEV_NULL.length, start, end) === 0)
-      return NO_FILE;
-    let name: Buffer;
+  private fileLineName(markerLength: number, prefix: string, end: number, marker: string): FileLineName {
+    const { buf } = this;
+    const start = this.pos + markerLength;
+    if (end - start === DEV_NULL.length && this.bytesAt(start, end, DEV_NULL)) return NO_FILE;
+    let name: string;
     let after: number;
-    if (this.buf[start] === 0x22) {
+    if (buf[start] === 0x22) {
       const quoted = this.unquote(start, end);
-      name = quoted.bytes;
+      name = this.stripPrefix(quoted.text, prefix);
       after = quoted.next;
     } else {
-      const tab = this.buf.subarray(start, end).indexOf(0x09);
-      after = tab === -1 ? end : start + tab;
-      name = this.buf.subarray(start, after);
+      after = end;
+      for (let i = start; i < end; i++)
+        if (buf[i] === 0x09) {
+          after = i;
+          break;
+        }
+      if (after - start <= prefix.length || buf[start] !== prefix.charCodeAt(0) || buf[start + 1] !== 0x2f)
+        this.stripPrefix(this.name(start, after), prefix); // fails, naming the name
+      // Usually the same bytes as the diff --git line: reuse that string.
+      name = this.sameAsGitName(start + 2, after) ? this.gitA! : this.name(start + 2, after);
     }
     // git ends a name that holds a space with a tab, so trailing spaces stay part of the name.
-    if (!(after === end || (after === end - 1 && this.buf[after] === 0x09)))
-      this.fail(`unexpected text after the name on the "${marker.toString().trim()}" line`);
-    return this.stripPrefix(name, prefix);
+    if (!(after === end || (after === end - 1 && buf[after] === 0x09)))
+      this.fail(`unexpected text after the name on the "${marker}" line`);
+    return name;
   }
 
-  private extendedHeader(headers: Headers, end: number): void {
-    const match = EXTENDED_HEADER_BYTES.find(([, bytes]) => this.startsWith(bytes, end));
-    if (!match)
+  private extendedHeader(h: Headers, end: number): void {
+    const header = this.extendedHeaderName(end);
+    if (header === undefined)
       this.fail(
         `unknown line in the header of a file: ${JSON.stringify(this.text(this.pos, end).slice(0, 80))}`,
       );
-    const [header, bytes] = match;
-    const valueStart = this.pos + bytes.length;
-    const value = () => this.text(valueStart, end);
-    const once = <K extends keyof Headers>(key: K, v: Headers[K]) => {
-      if (headers[key] !== undefined) this.fail(`"${header.trim()}" given twice for one file`);
-      headers[key] = v;
-    };
-    const mode = (): FileMode => {
-      const m = value();
-      if (!MODES.has(m)) this.fail(`unknown file mode ${JSON.stringify(m.slice(0, 20))}`);
-      return m as FileMode;
-    };
-    const percent = (): number => {
-      const m = PERCENT.exec(value());
-      if (!m || Number(m[1]) > 100) this.fail(`bad percentage in "${header.trim()}"`);
-      return Number(m[1]);
-    };
-    const path = (): Buffer => {
-      if (this.buf[valueStart] !== 0x22) return this.buf.subarray(valueStart, end);
-      const quoted = this.unquote(valueStart, end);
-      if (quoted.next !== end) this.fail(`text after the name on the "${header.trim()}" line`);
-      return quoted.bytes;
-    };
-    switch (header as ExtendedHeader) {
+    const at = this.pos + header.length;
+    switch (header) {
       case 'old mode ':
-        return once('oldMode', mode());
-      case 'new mode ':
-        return once('newMode', mode());
-      case 'deleted file mode ':
-        return once('deletedFileMode', mode());
-      case 'new file mode ':
-        return once('newFileMode', mode());
-      case 'copy from ':
-        return once('copyFrom', path());
-      case 'copy to ':
-        return once('copyTo', path());
-      case 'rename from ':
-        return once('renameFrom', path());
-      case 'rename to ':
-        return once('renameTo', path());
-      case 'similarity index ':
-        return once('similarity', percent());
-      case 'dissimilarity index ':
-        return once('dissimilarity', percent());
-      case 'index ': {
-        const m = INDEX_LINE.exec(value());
-        if (!m) this.fail('malformed "index" line');
-        once('index', true);
-        if (m[3] !== undefined) {
-          if (!MODES.has(m[3])) this.fail(`unknown file mode ${JSON.stringify(m[3])}`);
-          headers.indexMode = m[3] as FileMode;
-        }
+        h.oldMode = this.once(h.oldMode, header, this.mode(at, end));
         return;
-      }
+      case 'new mode ':
+        h.newMode = this.once(h.newMode, header, this.mode(at, end));
+        return;
+      case 'deleted file mode ':
+        h.deletedFileMode = this.once(h.deletedFileMode, header, this.mode(at, end));
+        return;
+      case 'new file mode ':
+        h.newFileMode = this.once(h.newFileMode, header, this.mode(at, end));
+        return;
+      case 'copy from ':
+        h.copyFrom = this.once(h.copyFrom, header, this.headerPath(at, end, header));
+        return;
+      case 'copy to ':
+        h.copyTo = this.once(h.copyTo, header, this.headerPath(at, end, header));
+        return;
+      case 'rename from ':
+        h.renameFrom = this.once(h.renameFrom, header, this.headerPath(at, end, header));
+        return;
+      case 'rename to ':
+        h.renameTo = this.once(h.renameTo, header, this.headerPath(at, end, header));
+        return;
+      case 'similarity index ':
+        h.similarity = this.once(h.similarity, header, this.percent(at, end, header));
+        return;
+      case 'dissimilarity index ':
+        h.dissimilarity = this.once(h.dissimilarity, header, this.percent(at, end, header));
+        return;
+      case 'index ':
+        h.index = this.once(h.index, header, true);
+        h.indexMode = this.indexLine(at, end);
+        return;
     }
   }
 
-  /** Hunks, each read by its header's line counts, until the next section or the end. */
-  private hunks(into: Hunk[]): void {
+  private once<T>(previous: T | undefined, header: string, value: T): T {
+    if (previous !== undefined) this.fail(`"${header.trim()}" given twice for one file`);
+    return value;
+  }
+
+  /** One of git's four modes, as the shared constant string (no allocation per file). */
+  private mode(start: number, end: number): FileMode {
+    if (end - start === 6)
+      for (const [mode, bytes] of MODE_BYTES) if (this.bytesAt(start, end, bytes)) return mode;
+    this.fail(`unknown file mode ${JSON.stringify(this.text(start, end).slice(0, 20))}`);
+  }
+
+  private percent(start: number, end: number, header: string): number {
+    const m = PERCENT.exec(this.text(start, end));
+    if (!m || Number(m[1]) > 100) this.fail(`bad percentage in "${header.trim()}"`);
+    return Number(m[1]);
+  }
+
+  private headerPath(start: number, end: number, header: string): string {
+    if (this.buf[start] !== 0x22) return this.name(start, end);
+    const quoted = this.unquote(start, end);
+    if (quoted.next !== end) this.fail(`text after the name on the "${header.trim()}" line`);
+    return quoted.text;
+  }
+
+  /** Which extended header the current line is, by its first bytes. */
+  private extendedHeaderName(end: number): ExtendedHeader | undefined {
+    const candidates = EXTENDED_HEADERS_BY_FIRST_BYTE.get(this.buf[this.pos]!);
+    if (candidates) for (const [name, bytes] of candidates) if (this.startsWith(bytes, end)) return name;
+    return undefined;
+  }
+
+  /** `<hex>..<hex>[ <mode>]` (4 to 64 lowercase hex digits each side); returns the mode if given. */
+  private indexLine(start: number, end: number): FileMode | undefined {
     const { buf } = this;
-    while (this.pos < buf.length) {
+    const hex = (from: number): number => {
+      let i = from;
+      while (i < end && ((buf[i]! >= 0x30 && buf[i]! <= 0x39) || (buf[i]! >= 0x61 && buf[i]! <= 0x66))) i++;
+      if (i - from < 4 || i - from > 64) this.fail('malformed "index" line');
+      return i;
+    };
+    let i = hex(start);
+    if (buf[i] !== 0x2e || buf[i + 1] !== 0x2e) this.fail('malformed "index" line');
+    i = hex(i + 2);
+    if (i === end) return undefined;
+    if (buf[i] !== 0x20) this.fail('malformed "index" line');
+    return this.mode(i + 1, end);
+  }
+
+  /** Hunks, each read by its header's line counts, until the next section or the end. */
+  private hunks(): void {
+    const { buf } = this;
+    const first = this.hunkTable.size;
+    const length = buf.length;
+    while (this.pos < length) {
       const start = this.pos;
-      const headerEnd = this.eol(true);
+      const headerEnd = this.eol();
       if (!this.startsWith(HUNK, headerEnd)) break;
-      const [oldStart, oldLines, newStart, newLines] = this.hunkHeader(start + HUNK.length, headerEnd);
-      this.next(headerEnd);
+      this.hunkHeader(start + HUNK.length, headerEnd);
+      const { oldStart, oldLines, newStart, newLines } = this;
+      let p = headerEnd + 1;
+      let line = this.line + 1;
       let oldLeft = oldLines;
       let newLeft = newLines;
       let afterContent = false;
-      while (oldLeft > 0 || newLeft > 0 || (afterContent && buf[this.pos] === 0x5c)) {
-        if (this.pos >= buf.length) this.fail('the diff ends inside a hunk');
-        const c = buf[this.pos];
+      while (oldLeft > 0 || newLeft > 0 || (afterContent && buf[p] === 0x5c)) {
+        if (p >= length) {
+          this.line = line;
+          this.fail('the diff ends inside a hunk');
+        }
+        const c = buf[p];
         if (c === 0x20 || c === 0x0a) {
           // A bare newline is an empty context line, as git apply reads it.
           oldLeft--;
           newLeft--;
         } else if (c === 0x2d) oldLeft--;
         else if (c === 0x2b) newLeft--;
-        else if (c !== 0x5c || !afterContent) this.fail('unexpected line inside a hunk');
-        if (oldLeft < 0 || newLeft < 0) this.fail('hunk has more lines than its header says');
+        else if (c !== 0x5c || !afterContent) {
+          this.line = line;
+          this.fail('unexpected line inside a hunk');
+        }
+        if (oldLeft < 0 || newLeft < 0) {
+          this.line = line;
+          this.fail('hunk has more lines than its header says');
+        }
         afterContent = c !== 0x5c;
-        this.next(buf.indexOf(0x0a, this.pos));
+        p = buf.indexOf(0x0a, p) + 1;
+        line++;
       }
-      into.push(new Hunk(buf, oldStart, oldLines, newStart, newLines, start, this.pos));
+      this.pos = p;
+      this.line = line;
+      this.hunkTable.add(oldStart, oldLines, newStart, newLines, start, p);
     }
-    if (into.length === 0) this.fail('expected a hunk after the "+++" line');
+    if (this.hunkTable.size === first) this.fail('expected a hunk after the "+++" line');
   }
 
-  /** `-a[,b] +c[,d] @@[ context]`, starting after `@@ -`; an omitted count is 1. */
-  private hunkHeader(start: number, end: number): [number, number, number, number] {
+  /**
+   * `-a[,b] +c[,d] @@[ context]`, starting after `@@ -`; an omitted count is 1. Sets the range
+   * fields (no array or closure per hunk: a big diff has hundreds of thousands).
+   */
+  private hunkHeader(start: number, end: number): void {
+    const { buf } = this;
+    let i = this.hunkNumber(start, end);
+    this.oldStart = this.value;
+    this.oldLines = 1;
+    if (buf[i] === 0x2c) {
+      i = this.hunkNumber(i + 1, end);
+      this.oldLines = this.value;
+    }
+    if (buf[i] !== 0x20 || buf[i + 1] !== 0x2b) this.fail('malformed hunk header');
+    i = this.hunkNumber(i + 2, end);
+    this.newStart = this.value;
+    this.newLines = 1;
+    if (buf[i] === 0x2c) {
+      i = this.hunkNumber(i + 1, end);
+      this.newLines = this.value;
+    }
+    if (i + 3 > end || buf[i] !== 0x20 || buf[i + 1] !== 0x40 || buf[i + 2] !== 0x40)
+      this.fail('malformed hunk header');
+    i += 3;
+    if (i !== end && buf[i] !== 0x20) this.fail('malformed hunk header');
+  }
+
+  /** Reads decimal digits at `start` into `value`; returns the offset after them. */
+  private hunkNumber(start: number, end: number): number {
     const { buf } = this;
     let i = start;
-    const number = (): number => {
-      let value = 0;
-      const from = i;
-      while (i < end && buf[i]! >= 0x30 && buf[i]! <= 0x39 && i - from < 11)
-        value = value * 10 + buf[i++]! - 0x30;
-      if (i === from || value > MAX_RANGE) this.fail('malformed hunk header');
-      return value;
-    };
-    const range = (): [number, number] => {
-      const first = number();
-      if (buf[i] !== 0x2c) return [first, 1];
-      i++;
-      return [first, number()];
-    };
-    const expect = (s: string) => {
-      if (end - i < s.length || buf.toString('latin1', i, i + s.length) !== s)
-        this.fail('malformed hunk header');
-      i += s.length;
-    };
-    const [oldStart, oldLines] = range();
-    expect(' +');
-    const [newStart, newLines] = range();
-    expect(' @@');
-    if (i !== end && buf[i] !== 0x20) this.fail('malformed hunk header');
-    return [oldStart, oldLines, newStart, newLines];
+    let value = 0;
+    while (i < end && buf[i]! >= 0x30 && buf[i]! <= 0x39 && i - start < 11)
+      value = value * 10 + buf[i++]! - 0x30;
+    if (i === start || value > MAX_RANGE) this.fail('malformed hunk header');
+    this.value = value;
+    return i;
   }
 
   /** `literal N` or `delta N` blocks of base85 lines, each block ending with an empty line. */
   private binaryPatch(): void {
     for (let block = 0; block < 2; block++) {
       if (this.pos >= this.buf.length) break;
-      const end = this.eol(true);
+      const end = this.eol();
       if (!BINARY_BLOCK.test(this.text(this.pos, end))) {
         if (block === 0) this.fail('expected "literal" or "delta" after "GIT binary patch"');
         break;
@@ -450,12 +559,12 @@ class DiffParser {
 
   private build(
     start: number,
-    gitNames: { a: Buffer; b: Buffer } | null,
     h: Headers,
     minus: FileLineName | undefined,
     plus: FileLineName | undefined,
     binary: boolean,
-    hunks: Hunk[],
+    firstHunk: number,
+    hunkCount: number,
   ): FileChange {
     const isNew = h.newFileMode !== undefined;
     const isDeleted = h.deletedFileMode !== undefined;
@@ -465,7 +574,7 @@ class DiffParser {
       this.fail('"rename from" without "rename to", or the other way round');
     if (copied && (h.copyFrom === undefined || h.copyTo === undefined))
       this.fail('"copy from" without "copy to", or the other way round');
-    if ([isNew, isDeleted, renamed, copied].filter(Boolean).length > 1)
+    if (+isNew + +isDeleted + +renamed + +copied > 1)
       this.fail('a file is at most one of new, deleted, renamed and copied');
     if ((h.oldMode === undefined) !== (h.newMode === undefined))
       this.fail('"old mode" without "new mode", or the other way round');
@@ -479,21 +588,24 @@ class DiffParser {
     if (isDeleted && plus !== undefined && plus !== NO_FILE)
       this.fail('a deleted file with a new name on "+++"');
 
-    let oldName: Buffer;
-    let newName: Buffer;
+    let oldName: string;
+    let newName: string;
     if (renamed || copied) {
       oldName = (h.renameFrom ?? h.copyFrom)!;
       newName = (h.renameTo ?? h.copyTo)!;
-      this.agree('old', oldName, [minus, gitNames?.a]);
-      this.agree('new', newName, [plus, gitNames?.b]);
+      this.agree('old ', oldName, minus, this.gitA);
+      this.agree('new ', newName, plus, this.gitB);
     } else {
-      const names = [gitNames?.a, gitNames?.b, minus, plus].filter((n): n is Buffer => n instanceof Buffer);
-      if (names.length === 0)
+      const name =
+        this.gitA ??
+        (typeof minus === 'string' ? minus : undefined) ??
+        (typeof plus === 'string' ? plus : undefined);
+      if (name === undefined)
         this.fail(
           'cannot tell the file name: unquoted names differ on the "diff --git" line and no other line names the file',
         );
-      oldName = newName = names[0]!;
-      this.agree('', oldName, names);
+      this.agree('', name, minus, plus, this.gitB);
+      oldName = newName = name;
     }
 
     const oldMode = isNew ? null : (h.deletedFileMode ?? h.oldMode ?? h.indexMode ?? null);
@@ -503,12 +615,12 @@ class DiffParser {
     else if (isDeleted) change = 'deleted';
     else if (renamed) change = 'renamed';
     else if (copied) change = 'copied';
-    else if (hunks.length > 0 || binary) change = 'modified';
+    else if (hunkCount > 0 || binary) change = 'modified';
     else if (oldMode !== newMode) change = 'mode-changed';
     else this.fail('a file section that changes nothing');
 
-    const oldPath = isNew ? null : DiffPath.fromBytes(oldName);
-    const newPath = isDeleted ? null : oldName === newName && oldPath ? oldPath : DiffPath.fromBytes(newName);
+    const oldPath = isNew ? null : new DiffPath(oldName);
+    const newPath = isDeleted ? null : oldName === newName && oldPath ? oldPath : new DiffPath(newName);
     const similarity = renamed || copied ? (h.similarity ?? null) : null;
     return new FileChange(
       this.buf,
@@ -519,15 +631,40 @@ class DiffParser {
       newMode,
       binary,
       similarity,
-      hunks,
+      this.hunkTable,
+      firstHunk,
+      hunkCount,
       start,
       this.pos,
     );
   }
 
-  private agree(side: string, name: Buffer, others: readonly (FileLineName | undefined)[]): void {
+  /** Every name given (a `---`/`+++` name, a `diff --git` name) must be `name`. */
+  private agree(side: string, name: string, ...others: (FileLineName | null | undefined)[]): void {
     for (const other of others)
-      if (other instanceof Buffer && !other.equals(name))
-        this.fail(`the ${side ? side + ' ' : ''}file name differs between the lines of one file's header`);
+      if (typeof other === 'string' && other !== name)
+        this.fail(`the ${side}file name differs between the lines of one file's header`);
   }
+}
+
+const EXTENDED_HEADERS = [
+  'old mode ',
+  'new mode ',
+  'deleted file mode ',
+  'new file mode ',
+  'copy from ',
+  'copy to ',
+  'rename from ',
+  'rename to ',
+  'similarity index ',
+  'dissimilarity index ',
+  'index ',
+] as const;
+type ExtendedHeader = (typeof EXTENDED_HEADERS)[number];
+const EXTENDED_HEADERS_BY_FIRST_BYTE = new Map<number, [ExtendedHeader, Uint8Array][]>();
+for (const header of EXTENDED_HEADERS) {
+  const bytes = ascii(header);
+  const list = EXTENDED_HEADERS_BY_FIRST_BYTE.get(bytes[0]!) ?? [];
+  list.push([header, bytes]);
+  EXTENDED_HEADERS_BY_FIRST_BYTE.set(bytes[0]!, list);
 }

@@ -27,10 +27,13 @@ export class DiffPath {
   }
 
   get display(): string {
-    this.displayCache ??= displayPath(this.bytes);
+    this.displayCache ??= PLAIN.test(this.text) ? this.text : displayPath(this.bytes);
     return this.displayCache;
   }
 }
+
+/** Printable ASCII not starting with a quote: displayPath would return it unchanged. */
+const PLAIN = /^(?!")[\x20-\x7e]*$/;
 
 export function bytesToPathText(bytes: Uint8Array, start = 0, end = bytes.length): string {
   let ascii = true;

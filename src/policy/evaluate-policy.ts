@@ -27,8 +27,15 @@ export interface PolicyResult {
   denied: DeniedTouch[];
   /** Hunks of files outside the allow-list, left out of the filtered diff. */
   dropped: DroppedHunk[];
-  /** The sections that passed, byte for byte as git wrote them: what the container applies. */
-  filteredDiff: Buffer;
+  /**
+   * The sections that passed, byte for byte as git wrote them: what the container applies. Joined
+   * on first access (the parsed diff itself when nothing was left out); to write it to a file
+   * without a copy, use filteredChunks.
+   */
+  readonly filteredDiff: Buffer;
+  /** The filtered diff as views of the parsed diff, in order (adjacent sections joined). */
+  filteredChunks: Buffer[];
+  filteredBytes: number;
   filteredSha256: string;
   keptFiles: FileChange[];
   /** Sections dropped whole (outside the allow-list, or needing a dropped change). */
@@ -81,7 +88,11 @@ export function evaluatePolicy(files: readonly FileChange[], policy: PathPolicy)
   for (const file of files) {
     let sectionDenied = false;
     let outside: string | null = null;
-    for (const { path, change, created } of touchesOf(file)) {
+    // What a section touches: its path; a rename both of its paths; a copy only its new path.
+    for (let side = file.change === 'renamed' ? 0 : 1; side < 2; side++) {
+      const created = side === 1 && file.change !== 'deleted';
+      const path = created ? file.newPath! : file.oldPath!;
+      const change = file.change;
       touched.push({ path: path.display, change });
       const rule = deniedBy(file, path, created, policy, deny);
       if (rule !== undefined) {
@@ -109,13 +120,25 @@ export function evaluatePolicy(files: readonly FileChange[], policy: PathPolicy)
       dropped.push(...droppedHunksOf(file, verdict));
     }
   });
-  const filteredDiff = concatSections(keptFiles);
+  const filteredChunks = sectionChunks(keptFiles);
+  const hash = createHash('sha256');
+  let filteredBytes = 0;
+  for (const chunk of filteredChunks) {
+    hash.update(chunk);
+    filteredBytes += chunk.length;
+  }
+  let joined: Buffer | undefined;
   return {
     touched,
     denied,
     dropped,
-    filteredDiff,
-    filteredSha256: createHash('sha256').update(filteredDiff).digest('hex'),
+    get filteredDiff() {
+      joined ??= joinChunks(filteredChunks, files[0]?.diff);
+      return joined;
+    },
+    filteredChunks,
+    filteredBytes,
+    filteredSha256: hash.digest('hex'),
     keptFiles,
     droppedFiles,
     deniedFiles,
@@ -125,31 +148,6 @@ export function evaluatePolicy(files: readonly FileChange[], policy: PathPolicy)
 /** Per section: null kept, DENIED, or why it was dropped. */
 const DENIED = Symbol('denied');
 type SectionVerdict = null | typeof DENIED | string;
-
-interface SectionTouch {
-  path: DiffPath;
-  change: ChangeKind;
-  /** The path exists after the change (new side). */
-  created: boolean;
-}
-
-function touchesOf(file: FileChange): SectionTouch[] {
-  switch (file.change) {
-    case 'added':
-      return [{ path: file.newPath!, change: 'added', created: true }];
-    case 'deleted':
-      return [{ path: file.oldPath!, change: 'deleted', created: false }];
-    case 'renamed':
-      return [
-        { path: file.oldPath!, change: 'renamed', created: false },
-        { path: file.newPath!, change: 'renamed', created: true },
-      ];
-    case 'copied':
-      return [{ path: file.newPath!, change: 'copied', created: true }];
-    default:
-      return [{ path: file.path, change: file.change, created: true }];
-  }
-}
 
 function deniedBy(
   file: FileChange,
@@ -174,10 +172,21 @@ function deniedBy(
   return deny.firstMatch(text)?.rule;
 }
 
+/** No NUL, and no empty, `.`, `..` or `.git` (any case) segment. A scan: this runs for every path. */
 function isSafeRepositoryPath(text: string): boolean {
-  if (text.includes('\0')) return false;
-  for (const part of text.split('/'))
-    if (part === '' || part === '.' || part === '..' || part.toLowerCase() === '.git') return false;
+  let segmentStart = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i === text.length ? 0x2f : text.charCodeAt(i);
+    if (c === 0) return false;
+    if (c !== 0x2f) continue;
+    const length = i - segmentStart;
+    if (length === 0) return false;
+    if (text.charCodeAt(segmentStart) === 0x2e) {
+      if (length === 1 || (length === 2 && text.charCodeAt(segmentStart + 1) === 0x2e)) return false;
+      if (length === 4 && text.slice(segmentStart, i).toLowerCase() === '.git') return false;
+    }
+    segmentStart = i + 1;
+  }
   return true;
 }
 
@@ -216,15 +225,19 @@ function dropCreationsNeedingDroppedDeletions(
 
 function droppedHunksOf(file: FileChange, reason: string): DroppedHunk[] {
   const path = file.path.display;
-  if (file.hunks.length > 0)
-    return file.hunks.map((h) => ({
+  const records: DroppedHunk[] = [];
+  for (let i = 0; i < file.hunkCount; i++) {
+    const h = file.hunk(i);
+    records.push({
       path,
       oldStart: h.oldStart,
       oldLines: h.oldLines,
       newStart: h.newStart,
       newLines: h.newLines,
       reason,
-    }));
+    });
+  }
+  if (records.length > 0) return records;
   return [
     {
       path,
@@ -255,30 +268,30 @@ function wholeFileChange(file: FileChange): string {
   }
 }
 
-/** The sections' bytes in order; adjacent sections of one diff are copied as one run. */
-export function concatSections(files: readonly FileChange[]): Buffer {
-  if (files.length === 0) return Buffer.alloc(0);
-  const first = files[0]!;
-  const last = files[files.length - 1]!;
-  const contiguous = files.every(
-    (f, i) => i === 0 || (f.diff === files[i - 1]!.diff && f.start === files[i - 1]!.end),
-  );
-  if (contiguous && first.diff === last.diff && first.start === 0 && last.end === first.diff.length)
-    return first.diff;
-  const runs: Buffer[] = [];
-  let runStart = first.start;
-  let runEnd = first.end;
-  let runDiff = first.diff;
-  for (let i = 1; i < files.length; i++) {
-    const f = files[i]!;
-    if (f.diff === runDiff && f.start === runEnd) runEnd = f.end;
-    else {
-      runs.push(runDiff.subarray(runStart, runEnd));
-      runStart = f.start;
+/** The sections' bytes in order, as views: adjacent sections of one diff make one chunk. */
+export function sectionChunks(files: readonly FileChange[]): Buffer[] {
+  const chunks: Buffer[] = [];
+  let run: FileChange | undefined;
+  let runEnd = 0;
+  for (const f of files) {
+    if (run && f.diff === run.diff && f.start === runEnd) {
       runEnd = f.end;
-      runDiff = f.diff;
+      continue;
     }
+    if (run) chunks.push(run.diff.subarray(run.start, runEnd));
+    run = f;
+    runEnd = f.end;
   }
-  runs.push(runDiff.subarray(runStart, runEnd));
-  return Buffer.concat(runs);
+  if (run) chunks.push(run.diff.subarray(run.start, runEnd));
+  return chunks;
+}
+
+/** The sections' bytes as one Buffer (the parsed diff itself when they are all of it). */
+export function concatSections(files: readonly FileChange[]): Buffer {
+  return joinChunks(sectionChunks(files), files[0]?.diff);
+}
+
+function joinChunks(chunks: readonly Buffer[], diff: Buffer | undefined): Buffer {
+  if (chunks.length === 1 && diff && chunks[0]!.length === diff.length) return diff;
+  return chunks.length === 0 ? Buffer.alloc(0) : Buffer.concat(chunks);
 }

@@ -1,4 +1,4 @@
-import { Minimatch, type MinimatchOptions } from 'minimatch';
+import { GLOBSTAR, Minimatch, type MinimatchOptions } from 'minimatch';
 
 /**
  * A rule that matches repository paths: a minimatch glob (from path_deny.txt, path_allow.txt or
@@ -34,81 +34,217 @@ export const GLOB_OPTIONS: MinimatchOptions = {
   platform: 'linux',
 };
 
-interface CompiledRule {
-  rule: PathRule;
-  test: (path: string) => boolean;
+interface CompiledGlob {
+  /** Position among all the set's rules: the first matching rule is the one reported. */
+  index: number;
+  test: (path: PathView) => boolean;
 }
 
 const HAS_ASTRAL = /[\ud800-\udbff][\udc00-\udfff]/;
 const EVERY_ASTRAL = /[\ud800-\udbff][\udc00-\udfff]/g;
+const SLASHES = /\/+/;
+
+/**
+ * One path as minimatch's split would see it (`path.split(/\/+/)`), answering the prefilter's
+ * questions without splitting when it can: a big diff asks them for every path and every glob,
+ * and the garbage of a split each time is what grows the heap. One instance per rule set, reset
+ * for each path.
+ */
+class PathView {
+  private path = '';
+  /** No empty part: not empty, no leading, trailing or doubled `/`. */
+  private simple = true;
+  private parts: string[] | undefined;
+  private first: string | undefined;
+  private last: string | undefined;
+  private count = -1;
+
+  reset(path: string): this {
+    this.path = path;
+    this.simple = path !== '' && path[0] !== '/' && !path.endsWith('/') && !path.includes('//');
+    this.parts = this.first = this.last = undefined;
+    this.count = -1;
+    return this;
+  }
+
+  /** Whether the cheap questions below apply (else ask matchOne with split()). */
+  get isSimple(): boolean {
+    return this.simple;
+  }
+
+  split(): string[] {
+    this.parts ??= this.path.split(SLASHES);
+    return this.parts;
+  }
+
+  partCount(): number {
+    if (this.count === -1) {
+      let count = 1;
+      for (let i = this.path.indexOf('/'); i !== -1; i = this.path.indexOf('/', i + 1)) count++;
+      this.count = count;
+    }
+    return this.count;
+  }
+
+  firstIs(part: string): boolean {
+    const p = this.path;
+    return p.startsWith(part) && (p.length === part.length || p.charCodeAt(part.length) === 0x2f);
+  }
+
+  lastIs(part: string): boolean {
+    const p = this.path;
+    return (
+      p.endsWith(part) && (p.length === part.length || p.charCodeAt(p.length - part.length - 1) === 0x2f)
+    );
+  }
+
+  hasPart(part: string): boolean {
+    const p = this.path;
+    for (let i = p.indexOf(part); i !== -1; i = p.indexOf(part, i + 1)) {
+      const end = i + part.length;
+      if ((i === 0 || p.charCodeAt(i - 1) === 0x2f) && (end === p.length || p.charCodeAt(end) === 0x2f))
+        return true;
+    }
+    return false;
+  }
+
+  firstPart(): string {
+    if (this.first === undefined) {
+      const slash = this.path.indexOf('/');
+      this.first = slash === -1 ? this.path : this.path.slice(0, slash);
+    }
+    return this.first;
+  }
+
+  lastPart(): string {
+    this.last ??= this.path.slice(this.path.lastIndexOf('/') + 1);
+    return this.last;
+  }
+}
 
 export class PathRuleSet {
-  private readonly compiled: CompiledRule[];
+  private readonly rules: readonly PathRule[];
+  /** Exact-path rules: path -> index of the first such rule. */
+  private readonly literals = new Map<string, number>();
+  private readonly globs: CompiledGlob[] = [];
   /** Directory -> index of the first rule matching it or a directory above it (-1: none). */
   private readonly directoryCache = new Map<string, number>();
+  /** The last directory looked up: a diff lists files in path order, so usually the next one's. */
+  private lastDirectory: string | undefined;
+  private lastDirectoryMatch = -1;
+  private readonly view = new PathView();
 
   /** `broad`: the fail-closed reading for deny rules (directories above, astral characters). */
   constructor(
     rules: readonly PathRule[],
     private readonly broad: boolean,
   ) {
-    this.compiled = rules.map(compileRule);
+    this.rules = rules;
+    rules.forEach((rule, index) => {
+      if ('path' in rule) {
+        if (!this.literals.has(rule.path)) this.literals.set(rule.path, index);
+      } else this.globs.push({ index, test: compileGlob(rule.glob) });
+    });
   }
 
   get size(): number {
-    return this.compiled.length;
+    return this.rules.length;
   }
 
-  /** The first rule (in the order given) matching the path or a directory above it. */
+  /** The first rule (in the order given) matching the path (or, when broad, a directory above it). */
   firstMatch(path: string): PathRule | undefined {
     let best = this.firstMatchOf(path);
     if (this.broad && HAS_ASTRAL.test(path)) {
       const other = this.firstMatchOf(path.replace(EVERY_ASTRAL, '\ufffd'));
       if (other !== -1 && (best === -1 || other < best)) best = other;
     }
-    return best === -1 ? undefined : this.compiled[best]!.rule;
+    return best === -1 ? undefined : this.rules[best];
   }
 
   private firstMatchOf(path: string): number {
     const slash = path.lastIndexOf('/');
-    let best = slash === -1 || !this.broad ? -1 : this.directoryMatch(path.slice(0, slash));
-    const limit = best === -1 ? this.compiled.length : best;
-    for (let i = 0; i < limit; i++) {
-      if (this.compiled[i]!.test(path)) {
-        best = i;
-        break;
+    let above = -1;
+    if (slash !== -1 && this.broad) {
+      const last = this.lastDirectory;
+      if (last !== undefined && last.length === slash && path.startsWith(last))
+        above = this.lastDirectoryMatch;
+      else {
+        const directory = path.slice(0, slash);
+        above = this.directoryMatch(directory);
+        this.lastDirectory = directory;
+        this.lastDirectoryMatch = above;
       }
     }
-    return best;
+    return this.matchIndex(path, above);
   }
 
   private directoryMatch(directory: string): number {
     const cached = this.directoryCache.get(directory);
     if (cached !== undefined) return cached;
     const slash = directory.lastIndexOf('/');
-    let best = slash === -1 ? -1 : this.directoryMatch(directory.slice(0, slash));
-    const limit = best === -1 ? this.compiled.length : best;
-    for (let i = 0; i < limit; i++) {
-      if (this.compiled[i]!.test(directory)) {
-        best = i;
-        break;
-      }
-    }
+    const above = slash === -1 ? -1 : this.directoryMatch(directory.slice(0, slash));
+    const best = this.matchIndex(directory, above);
     this.directoryCache.set(directory, best);
+    return best;
+  }
+
+  /** The lowest index of a rule matching `path` itself, or `best` when none is lower. */
+  private matchIndex(path: string, best: number): number {
+    const literal = this.literals.get(path);
+    if (literal !== undefined && (best === -1 || literal < best)) best = literal;
+    if (this.globs.length === 0) return best;
+    const view = this.view.reset(path);
+    for (const glob of this.globs) {
+      if (best !== -1 && glob.index >= best) break;
+      if (glob.test(view)) return glob.index;
+    }
     return best;
   }
 }
 
-function compileRule(rule: PathRule): CompiledRule {
-  if ('path' in rule) {
-    const path = rule.path;
-    return { rule, test: (candidate) => candidate === path };
-  }
-  const glob = rule.glob.endsWith('/') ? rule.glob + '**' : rule.glob;
+type Element = string | symbol | RegExp | undefined;
+
+/**
+ * minimatch's own `match`, less its per-call split: each row of the pattern's set goes through
+ * `matchOne` (minimatch's documented API for pre-split paths). Before it, checks that `matchOne`
+ * itself would make and fail: a row without `**` needs as many parts as it has, a first or last
+ * row element that is not `**` must match the first or last part, and every plain (non-magic)
+ * element must equal some part. They only skip work (most paths miss most globs there); a
+ * property test holds this equal to `minimatch(path, glob)`.
+ */
+function compileGlob(raw: string): (path: PathView) => boolean {
+  const glob = raw.endsWith('/') ? raw + '**' : raw;
   if (glob === '' || glob.startsWith('/'))
-    throw new PolicyConfigError(`glob ${JSON.stringify(rule.glob)} cannot name a repository path`);
+    throw new PolicyConfigError(`glob ${JSON.stringify(raw)} cannot name a repository path`);
   const matcher = new Minimatch(glob, GLOB_OPTIONS);
-  // match(), not makeRe(): the regex lets `a/**` match `a` itself, minimatch's own match does not.
-  if (matcher.makeRe() === false) throw new PolicyConfigError(`invalid glob ${JSON.stringify(rule.glob)}`);
-  return { rule, test: (candidate) => matcher.match(candidate) };
+  if (matcher.makeRe() === false || matcher.comment || matcher.negate || matcher.empty)
+    throw new PolicyConfigError(`invalid glob ${JSON.stringify(raw)}`);
+  const rows = matcher.set.map((pattern) => ({
+    pattern,
+    first: pattern[0] as Element,
+    last: pattern[pattern.length - 1] as Element,
+    length: pattern.includes(GLOBSTAR) ? -1 : pattern.length,
+    plain: pattern.filter((p): p is string => typeof p === 'string'),
+  }));
+  const firstFits = (p: Element, view: PathView): boolean =>
+    p === undefined ||
+    typeof p === 'symbol' ||
+    (typeof p === 'string' ? view.firstIs(p) : p.test(view.firstPart()));
+  const lastFits = (p: Element, view: PathView): boolean =>
+    p === undefined ||
+    typeof p === 'symbol' ||
+    (typeof p === 'string' ? view.lastIs(p) : p.test(view.lastPart()));
+  return (view) => {
+    for (const row of rows) {
+      // A path with an empty part has special cases in matchOne: leave it all to matchOne.
+      const quick =
+        !view.isSimple ||
+        ((row.length === -1 || row.length === view.partCount()) &&
+          firstFits(row.first, view) &&
+          lastFits(row.last, view) &&
+          row.plain.every((p) => view.hasPart(p)));
+      if (quick && matcher.matchOne(view.split(), row.pattern, false)) return true;
+    }
+    return false;
+  };
 }
