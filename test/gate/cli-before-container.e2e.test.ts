@@ -116,4 +116,15 @@ describe('oracle-gate run: the stages before the container', () => {
     expect(docker.calls()).toEqual([]);
     expect(noContainerStage(run.stderr)).toBe(true);
   });
+
+  it('escapes untrusted text in its progress lines: no workflow command gets through', async () => {
+    const hostile = await sampleOracle(tempDir(), inject('testImage'), {
+      config: { env: { '##[error]forged': '1' } },
+    });
+    const run = runGateCli(gradeArgs(repo, hostile, 'honest', join(tempDir(), 'oracle.log')));
+    expect(run.status).toBe(1);
+    expect(run.verdict?.kind === 'fail' && run.verdict.reasons[0]?.message).toContain('##[error]forged');
+    expect(run.stderr).toContain('##\\[error]forged');
+    expect(run.stderr).not.toContain('##[');
+  });
 });
