@@ -5,6 +5,7 @@ import { readPrDiff } from '../../src/diff/read-pr-diff.js';
 import { concatSections, evaluatePolicy, type PathPolicy } from '../../src/policy/evaluate-policy.js';
 import { repoCase, type RepoCase } from './helpers/arbitraries.js';
 import {
+  applyInWorktree,
   applyToTree,
   importCommits,
   initRepo,
@@ -90,6 +91,27 @@ describe('the diff engine and policy on generated repositories with hostile name
         expect(applyToTree(dir, 'refs/heads/base', [result.filteredDiff]).ok).toBe(true);
       }),
       { numRuns: RUNS },
+    );
+  });
+
+  it('the filtered diff applies with plain git apply in a working tree of the base, giving the head tree', async () => {
+    // Gitlinks cannot be checked out and a .gitattributes would filter what `git add` reads back.
+    const worktreeCase = repoCase.map((c) => {
+      const plain = (e: Entry) =>
+        e.mode !== '160000' && !/(^|\/)\.gitattributes$/.test(e.path.toString('latin1'));
+      return { base: c.base.filter(plain), head: c.head.filter(plain) };
+    });
+    await fc.assert(
+      fc.asyncProperty(worktreeCase, async (c) => {
+        const { dir, diff, files } = await build(c);
+        const result = evaluatePolicy(files, EVERYTHING);
+        if (!fullDiffApplies(dir, diff)) return;
+        expect(applyInWorktree(dir, 'refs/heads/fork', [result.filteredDiff])).toEqual({
+          ok: true,
+          tree: treeOf(dir, 'refs/heads/head'),
+        });
+      }),
+      { numRuns: Math.ceil(RUNS / 2) },
     );
   });
 

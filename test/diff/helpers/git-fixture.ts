@@ -158,3 +158,39 @@ export function nameStatusPaths(dir: string, from: string, to: string): Set<stri
   }
   return paths;
 }
+
+/**
+ * As the container's harness does it: a working tree of `rev` (from `git archive`), then plain
+ * `git apply --check` and `git apply` of each patch in it, outside any repository; returns the
+ * tree the result makes (`git add -A` into a scratch index). Gitlinks cannot be in such a tree.
+ */
+export function applyInWorktree(dir: string, rev: string, patches: readonly Buffer[]): ApplyResult {
+  const work = mkdtempSync(join(tmpdir(), 'og-worktree-'));
+  const index = join(work, '..', `${work.split('/').pop()}.index`);
+  try {
+    const tree = join(work, 'tree');
+    mkdirSync(tree);
+    const archive = git(dir, ['archive', '--format=tar', rev]);
+    execFileSync('tar', ['-x', '-C', tree], { input: archive, maxBuffer: 1024 ** 3 });
+    for (const [i, patch] of patches.entries()) {
+      if (patch.length === 0) continue;
+      const file = join(work, `${i}.patch`);
+      writeFileSync(file, patch);
+      execFileSync('git', ['apply', '--check', file], {
+        cwd: tree,
+        env: ENV,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      execFileSync('git', ['apply', file], { cwd: tree, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    }
+    const env = { GIT_INDEX_FILE: index };
+    git(dir, ['--work-tree', tree, 'add', '-A', '--', '.'], { env });
+    return { ok: true, tree: git(dir, ['write-tree'], { env }).toString().trim() };
+  } catch (e) {
+    const stderr = (e as { stderr?: Buffer }).stderr?.toString() ?? String(e);
+    return { ok: false, error: stderr };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(index, { force: true });
+  }
+}
