@@ -197,6 +197,8 @@ async function main() {
     const honest = runs[0];
     if (honest.verdict?.kind === 'pass') console.log(`\nhonest chain: ${honest.verdict.chain.join(' > ')}`);
     console.log(`honest tests_hash=${honest.testsHash ?? '(none)'}`);
+    if (runs.every((r) => r.testsHash !== undefined && r.testsHash === honest.testsHash))
+      console.log('(one tests_hash on every row: the same tests ran on every head, none deselected)');
     for (const { name, run } of surprises) {
       process.stderr.write(`\nunexpected: ${name} exited ${run.status}\n${run.stdout}${run.stderr}`);
       process.exitCode = 1;
