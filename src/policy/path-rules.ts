@@ -219,13 +219,23 @@ function compileGlob(raw: string): (path: PathView) => boolean {
   const matcher = new Minimatch(glob, GLOB_OPTIONS);
   if (matcher.makeRe() === false || matcher.comment || matcher.negate || matcher.empty)
     throw new PolicyConfigError(`invalid glob ${JSON.stringify(raw)}`);
-  const rows = matcher.set.map((pattern) => ({
-    pattern,
-    first: pattern[0] as Element,
-    last: pattern[pattern.length - 1] as Element,
-    length: pattern.includes(GLOBSTAR) ? -1 : pattern.length,
-    plain: pattern.filter((p): p is string => typeof p === 'string'),
-  }));
+  const rows = matcher.set.map((pattern) => {
+    const globstars = pattern.filter((p) => p === GLOBSTAR).length;
+    return {
+      pattern,
+      first: pattern[0] as Element,
+      last: pattern[pattern.length - 1] as Element,
+      length: globstars > 0 ? -1 : pattern.length,
+      plain: pattern.filter((p): p is string => typeof p === 'string'),
+      // `a/b/**` and `**/a/b`, the usual shapes, are matched here without matchOne's garbage.
+      shape:
+        globstars === 1 && pattern[pattern.length - 1] === GLOBSTAR
+          ? ('head' as const)
+          : globstars === 1 && pattern[0] === GLOBSTAR
+            ? ('tail' as const)
+            : ('other' as const),
+    };
+  });
   const firstFits = (p: Element, view: PathView): boolean =>
     p === undefined ||
     typeof p === 'symbol' ||
@@ -243,8 +253,43 @@ function compileGlob(raw: string): (path: PathView) => boolean {
           firstFits(row.first, view) &&
           lastFits(row.last, view) &&
           row.plain.every((p) => view.hasPart(p)));
-      if (quick && matcher.matchOne(view.split(), row.pattern, false)) return true;
+      if (!quick) continue;
+      const parts = view.split();
+      const hit =
+        view.isSimple && row.shape === 'head'
+          ? headThenGlobstar(parts, row.pattern)
+          : view.isSimple && row.shape === 'tail'
+            ? globstarThenTail(parts, row.pattern)
+            : matcher.matchOne(parts, row.pattern, false);
+      if (hit) return true;
     }
     return false;
   };
+}
+
+/** One element of a row against one part, as matchOne compares them. */
+function elementMatches(p: unknown, part: string): boolean {
+  return typeof p === 'string' ? p === part : p instanceof RegExp && p.test(part);
+}
+
+/**
+ * `h1/.../hn/**` as matchOne reads it (no empty part): the n parts match, at least one part
+ * follows, and none of those is `.` or `..`.
+ */
+function headThenGlobstar(parts: readonly string[], pattern: readonly unknown[]): boolean {
+  const n = pattern.length - 1;
+  if (parts.length <= n) return false;
+  for (let i = 0; i < n; i++) if (!elementMatches(pattern[i], parts[i]!)) return false;
+  for (let i = n; i < parts.length; i++) if (parts[i] === '.' || parts[i] === '..') return false;
+  return true;
+}
+
+/** `**\/t1/.../tn` as matchOne reads it: the last n parts match, and no part before is `.` or `..`. */
+function globstarThenTail(parts: readonly string[], pattern: readonly unknown[]): boolean {
+  const n = pattern.length - 1;
+  const offset = parts.length - n;
+  if (offset < 0) return false;
+  for (let i = 0; i < n; i++) if (!elementMatches(pattern[i + 1], parts[offset + i]!)) return false;
+  for (let i = 0; i < offset; i++) if (parts[i] === '.' || parts[i] === '..') return false;
+  return true;
 }
