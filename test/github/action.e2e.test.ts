@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runGate } from '../../src/gate/run-gate.js';
+import { verdictTitle } from '../../src/report/verdict-title.js';
 import { serializeVerdict } from '../../src/verdict/serialize.js';
 import { readFixtureJson } from '../helpers/fixtures.js';
 import { markdownViolations } from '../report/helpers/markdown-safety.js';
@@ -16,8 +17,10 @@ import { makeTempRepo, payloadWithShas, type TempRepo } from './helpers/temp-rep
 import { bundleOnce } from './helpers/bundle.js';
 
 /**
- * The bundled action, run as the runner runs it, against the OpenAPI-validating server. The gate
- * underneath is still the placeholder, which fails closed: every verdict here is a Fail.
+ * The bundled action, run as the runner runs it, against the OpenAPI-validating server. The oracle
+ * directory here is empty, so the real gate fails closed at its first stage (`config-invalid`:
+ * no oracle.json) without running a container: every verdict here is that Fail. The runs over a
+ * real oracle and container are in action-gate.e2e.test.ts.
  */
 const HASH = 'h1:' + 'A'.repeat(43) + '=';
 let server: GitHubApiServer | undefined;
@@ -57,23 +60,26 @@ async function gate(
   return { run, server, repo };
 }
 
-const placeholderVerdict = async () =>
-  serializeVerdict(
-    (
-      await runGate({
-        repoDir: '',
-        baseSha: '',
-        headSha: '',
-        oracleDir: '',
-        pinnedOracleHash: '',
-        mode: 'grade',
-      })
-    ).verdict,
-  );
+/** The gate's verdict on an empty oracle directory, computed in process: no container runs. */
+async function emptyOracleReport(repo: TempRepo) {
+  const oracleDir = mkdtempSync(join(tmpdir(), 'oracle-gate-oracle-'));
+  const report = await runGate({
+    repoDir: repo.dir,
+    baseSha: repo.baseSha,
+    headSha: repo.headSha,
+    oracleDir,
+    pinnedOracleHash: HASH,
+    mode: 'grade',
+    logPath: join(oracleDir, '..', `${basename(oracleDir)}.log`),
+  });
+  expect(report.verdict).toMatchObject({ kind: 'fail', reasons: [{ subkind: 'config-invalid' }] });
+  return { json: serializeVerdict(report.verdict), title: verdictTitle(report) };
+}
 
 describe('node dist/index.js on a pull_request, as the runner runs it', () => {
   it('creates one check run in progress on the head, completes it as failure, sets every output, exits 1', async () => {
     const { run, server, repo } = await gate();
+    const expected = await emptyOracleReport(repo);
     expect(server.violations()).toEqual([]);
     expect(server.requests.map((r) => [r.method, r.operationId, r.status])).toEqual([
       ['POST', 'checks/create', 201],
@@ -88,7 +94,7 @@ describe('node dist/index.js on a pull_request, as the runner runs it', () => {
     expect(server.requests[1]!.body).toMatchObject({
       status: 'completed',
       conclusion: 'failure',
-      output: { title: 'Fail: config-invalid: the gate is not wired yet' },
+      output: { title: expected.title },
     });
     const [checkRun] = [...server.checkRuns.values()];
     expect(server.checkRuns.size).toBe(1);
@@ -97,7 +103,7 @@ describe('node dist/index.js on a pull_request, as the runner runs it', () => {
     expect(run.status).toBe(1);
     expect(run.outputs).toEqual({
       verdict: 'fail',
-      'verdict-json': await placeholderVerdict(),
+      'verdict-json': expected.json,
       attested: 'false',
       'tests-hash': '',
       'oracle-hash': '',
@@ -109,15 +115,13 @@ describe('node dist/index.js on a pull_request, as the runner runs it', () => {
       'check-run-id': String(checkRun!.id),
     });
     expect(existsSync(run.outputs['log-path']!)).toBe(true);
-    expect(readFileSync(run.outputs['log-path']!, 'utf8')).toContain('oracle-gate verdict: Fail');
+    expect(readFileSync(run.outputs['log-path']!, 'utf8')).toContain(`  | ${expected.json}`);
     expect(run.summary).toContain('## ❌ oracle-gate: Fail');
     expect(run.summary).toContain(`<code>${repo.headSha}</code>`);
     expect(markdownViolations(run.summary)).toEqual([]);
     expect(run.summary.length).toBeLessThanOrEqual(65_535);
     // The only workflow command is the step's own failure.
-    expect(run.commands.map((c) => [c.name, c.data])).toEqual([
-      ['error', 'oracle-gate: Fail: config-invalid: the gate is not wired yet'],
-    ]);
+    expect(run.commands.map((c) => [c.name, c.data])).toEqual([['error', `oracle-gate: ${expected.title}`]]);
     expect(run.stderr).toBe('');
   });
 
@@ -231,7 +235,7 @@ describe('node dist/index.js on a fork PR, whose token cannot write checks', () 
     expect(run.summary).toContain('## ❌ oracle-gate: Fail');
     expect(markdownViolations(run.summary)).toEqual([]);
     expect(run.commands.filter((c) => c.name === 'error').map((c) => c.data)).toEqual([
-      'oracle-gate: Fail: config-invalid: the gate is not wired yet',
+      `oracle-gate: ${(await emptyOracleReport(repo)).title}`,
     ]);
   });
 });
