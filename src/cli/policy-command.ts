@@ -1,13 +1,11 @@
 import { parseArgs } from 'node:util';
-import { DiffParseError, parseGitDiff } from '../diff/parse-git-diff.js';
-import { PrRangeError, readRangeDiff, resolvePrRange } from '../diff/read-pr-diff.js';
+import { DiffParseError } from '../diff/parse-git-diff.js';
+import { PrRangeError } from '../diff/read-pr-diff.js';
 import { GitError } from '../git/run-git.js';
 import { loadOracleDir } from '../oracle-dir/load.js';
 import { deniedPathReason } from '../policy/denied-path-reason.js';
-import { evaluatePolicy } from '../policy/evaluate-policy.js';
-import { oracleRepoPath } from '../policy/oracle-location.js';
 import { PolicyConfigError } from '../policy/path-rules.js';
-import { pathPolicyFromOracle } from '../policy/policy-from-oracle.js';
+import { runPrPathPolicy } from '../policy/pr-path-policy.js';
 import { EXIT_USAGE, usageError, type Command } from './command.js';
 
 export const policyCommand: Command = {
@@ -55,10 +53,7 @@ directory, repository or diff the policy cannot be computed for (one line on sta
     const loaded = await loadOracleDir(oracle);
     if (!loaded.ok) return usageError('policy', `oracle directory: ${loaded.error}`);
     try {
-      const policy = pathPolicyFromOracle(loaded.value, await oracleRepoPath(repo, oracle));
-      const range = await resolvePrRange(repo, base, head);
-      const files = parseGitDiff(await readRangeDiff(repo, range));
-      const result = evaluatePolicy(files, policy);
+      const { range, result } = await runPrPathPolicy(repo, base, head, loaded.value);
       const report = {
         base: range.base,
         head: range.head,
