@@ -86,11 +86,19 @@ function failReason(subkind: string, message: string): FailReason {
   return { kind: 'custom', subkind, message };
 }
 
-function notRun(mode: GateMode, reason: FailReason, extra: Partial<OracleRunResult> = {}): OracleRunResult {
+/**
+ * The result of a run that never started a container: `reasons` are why, and they are the
+ * container stage's own unless `containerReasons` says otherwise (the gate log passes `[]`).
+ */
+export function notRunResult(
+  mode: GateMode,
+  reasons: FailReason[],
+  extra: Partial<OracleRunResult> = {},
+): OracleRunResult {
   return {
     mode,
-    reasons: [reason],
-    containerReasons: [reason],
+    reasons,
+    containerReasons: reasons,
     testReasons: [],
     exitReason: 'not-run',
     outcomes: [],
@@ -107,6 +115,10 @@ function notRun(mode: GateMode, reason: FailReason, extra: Partial<OracleRunResu
     timings: [],
     ...extra,
   };
+}
+
+function notRun(mode: GateMode, reason: FailReason, extra: Partial<OracleRunResult> = {}): OracleRunResult {
+  return notRunResult(mode, [reason], extra);
 }
 
 async function checkHiddenDir(dir: string): Promise<string | { error: string }> {

@@ -1,6 +1,6 @@
 import { renderOracleLog } from '../container/oracle-log.js';
 import type { OracleRunConfig } from '../container/run-config.js';
-import type { OracleRunResult } from '../container/run-oracle-container.js';
+import { notRunResult, type OracleRunResult } from '../container/run-oracle-container.js';
 import type { Touch } from '../policy/evaluate-policy.js';
 import { serializeVerdict } from '../verdict/serialize.js';
 import type { GateReport } from './report.js';
@@ -43,25 +43,9 @@ function section(title: string, body: string[]): string[] {
 
 /** The container result the log shows when no container ran: nothing but the gate's reasons. */
 function notRun(report: GateReport): OracleRunResult {
-  return {
-    mode: report.mode,
-    reasons: report.verdict.kind === 'fail' ? report.verdict.reasons : [],
+  return notRunResult(report.mode, report.verdict.kind === 'fail' ? report.verdict.reasons : [], {
     containerReasons: [],
-    testReasons: [],
-    exitReason: 'not-run',
-    outcomes: [],
-    hiddenIds: [],
-    quarantined: false,
-    notes: [],
-    containerExitCode: null,
-    timedOut: false,
-    oomKilled: false,
-    harnessStatus: [],
-    stdout: '',
-    stderr: '',
-    dockerArgs: [],
-    timings: [],
-  };
+  });
 }
 
 export function renderGateLog(input: GateLogInput): string {
