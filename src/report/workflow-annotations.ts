@@ -61,7 +61,8 @@ function withinBudget(
     ...kept,
     {
       level,
-      message: `oracle-gate: ${more} more ${level === 'error' ? 'failures' : level + 's'} are listed in the job summary and the oracle log (GitHub shows ${WORKFLOW_ANNOTATIONS_PER_LEVEL} per step).`,
+      // The job summary is cut to GitHub's size limit, so it may not list them all: the log does.
+      message: `oracle-gate: ${more} more ${level === 'error' ? 'failures' : level + 's'} are not shown here (GitHub shows ${WORKFLOW_ANNOTATIONS_PER_LEVEL} per step): the job summary lists as many as fit, the oracle log all of them.`,
       properties: { title: `oracle-gate: ${more} more` },
     },
   ];

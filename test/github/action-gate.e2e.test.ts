@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildSampleRepo, SAMPLE, type SampleRepo } from '../container/sample-repo.js';
-import { REPO_ROOT } from '../helpers/fixtures.js';
+import { readFixtureJson, REPO_ROOT } from '../helpers/fixtures.js';
 import { markdownViolations } from '../report/helpers/markdown-safety.js';
 import { bundleOnce } from './helpers/bundle.js';
 import {
@@ -127,12 +127,29 @@ async function gateAction(options: {
   behaviour?: ServerBehaviour;
   inputs?: Record<string, string>;
 }): Promise<GateRun> {
+  return runOn({
+    eventName: 'pull_request',
+    payload: pullRequestPayload(options.base, options.head, options.fork),
+    ...options,
+  });
+}
+
+async function runOn(options: {
+  eventName: string;
+  payload: unknown;
+  oracle: PinnedOracle;
+  workspace?: string;
+  sha?: string;
+  behaviour?: ServerBehaviour;
+  inputs?: Record<string, string>;
+}): Promise<GateRun> {
   const server = await startGitHubApiServer(options.behaviour);
   servers.push(server);
   const run = await runAction({
     apiUrl: server.url,
-    eventName: 'pull_request',
-    payload: pullRequestPayload(options.base, options.head, options.fork),
+    eventName: options.eventName,
+    payload: options.payload,
+    ...(options.sha ? { sha: options.sha } : {}),
     inputs: { 'oracle-path': options.oracle.dir, 'oracle-hash': options.oracle.hash, ...options.inputs },
     workspace: options.workspace ?? repo.dir,
   });
@@ -438,8 +455,55 @@ describe('node dist/index.js over the real gate on a fork PR, whose token cannot
         ]),
     );
     expect(run.commands[9]!.data).toBe(
-      'oracle-gate: 111 more warnings are listed in the job summary and the oracle log (GitHub shows 10 per step).',
+      'oracle-gate: 111 more warnings are not shown here (GitHub shows 10 per step): the job summary lists as many as fit, the oracle log all of them.',
     );
+  });
+});
+
+describe('node dist/index.js over the real gate in baseline mode (workflow_dispatch, no PR)', () => {
+  const baseline = (theOracle: PinnedOracle) =>
+    runOn({
+      eventName: 'workflow_dispatch',
+      payload: readFixtureJson('github/workflow_dispatch.json'),
+      sha: repo.base,
+      oracle: theOracle,
+      inputs: { mode: 'baseline' },
+    });
+
+  it('a sound oracle: Pass on the workflow commit, and the tests.lock proposal next to the log', async () => {
+    const { run, server } = await baseline(oracle);
+    expect(server.violations()).toEqual([]);
+    expect(server.requests.map((r) => [r.operationId, r.status])).toEqual([
+      ['checks/create', 201],
+      ['checks/update', 200],
+    ]);
+    expect(server.requests[0]!.body).toMatchObject({ head_sha: repo.base });
+    expect(server.requests[1]!.body).toMatchObject({ conclusion: 'success' });
+    expect(run.status).toBe(0);
+    expect(run.outputs).toMatchObject({
+      verdict: 'pass',
+      attested: 'true',
+      quarantined: 'false',
+      'diff-sha256': '',
+    });
+    expect(run.outputs['tests-hash']).toMatch(HEX64);
+    const proposal = join(run.runnerTemp, 'oracle-gate', 'tests.lock.proposed');
+    expect(readFileSync(proposal, 'utf8')).toBe(readFileSync(join(oracle.dir, 'tests.lock'), 'utf8'));
+  });
+
+  it('an oracle the base already passes: the task is quarantined, a Fail, and quarantined=true', async () => {
+    const passing = await pinnedOracle(scratch, inject('testImage'), {
+      fixture: 'sample-python/oracle-already-passing',
+    });
+    const { run, server } = await baseline(passing);
+    expect(server.violations()).toEqual([]);
+    const completion = server.requests[1]!.body as RecordedCompletion;
+    expect(completion).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    expect(completion.output.title).toMatch(/^Fail: quarantined: /);
+    expect(completion.output.summary).toContain('| Quarantined | **yes** |');
+    expect(run.status).toBe(1);
+    expect(run.outputs).toMatchObject({ verdict: 'fail', quarantined: 'true' });
+    expect(JSON.parse(run.outputs['verdict-json']!)).toMatchObject({ reasons: [{ subkind: 'quarantined' }] });
   });
 });
 

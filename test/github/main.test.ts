@@ -175,7 +175,7 @@ describe('run() with a synthetic gate', () => {
         title: 'oracle-gate: denied path (added)',
       },
     });
-    expect(errors[8]!.data).toContain('4 more failures are listed in the job summary');
+    expect(errors[8]!.data).toContain('4 more failures are not shown here');
     expect(errors[9]!.data).toBe('oracle-gate: Fail: denied-path: denied');
     expect(warnings).toHaveLength(10);
     expect(warnings[0]).toMatchObject({ properties: { file: 'docs/p0.md', line: '3', endLine: '4' } });

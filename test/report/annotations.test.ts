@@ -101,7 +101,7 @@ describe('toWorkflowAnnotations', () => {
     const errors = commands.filter((c) => c.level === 'error');
     const warnings = commands.filter((c) => c.level === 'warning');
     expect(errors).toHaveLength(9);
-    expect(errors[8]!.message).toContain('7 more failures are listed in the job summary');
+    expect(errors[8]!.message).toContain('7 more failures are not shown here');
     expect(warnings).toHaveLength(10);
     expect(warnings[9]!.message).toContain('111 more warnings');
     expect(errors[0]!.properties).toEqual({
