@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildSampleRepo, type SampleRepo } from '../container/sample-repo.js';
+import { buildSampleRepo, SAMPLE, type SampleRepo } from '../container/sample-repo.js';
 import { markdownViolations } from '../report/helpers/markdown-safety.js';
 import { parseRunnerCommand, runnerLines, type ParsedCommand } from '../report/helpers/runner-commands.js';
 import { bundleOnce } from './helpers/bundle.js';
@@ -12,7 +12,7 @@ import {
   type RecordedRequest,
 } from './helpers/github-api-server.js';
 import { runAction, type ActionRun } from './helpers/run-action.js';
-import { pinnedOracle, pullRequestPayload } from './helpers/sample-project.js';
+import { commitOnto, pinnedOracle, pullRequestPayload } from './helpers/sample-project.js';
 
 /**
  * Output injection through the real container: fixtures/github-e2e/oracle-hostile holds hidden
@@ -22,13 +22,34 @@ import { pinnedOracle, pullRequestPayload } from './helpers/sample-project.js';
  * honest patch against it twice, once with a check run and once as a fork's run (no check run),
  * and every channel is read as GitHub reads it: the job log as the runner parses workflow
  * commands, the summaries as Markdown, the check run requests against the OpenAPI description.
+ * Then the same for dropped hunks in files whose names are hostile.
  */
 let repo: SampleRepo;
 let scratch: string;
-let withCheckRun: { run: ActionRun; requests: RecordedRequest[]; violations: string[] };
-let asFork: { run: ActionRun; requests: RecordedRequest[]; violations: string[] };
+let withCheckRun: Graded;
+let asFork: Graded;
 
-async function gradeHonestPatch(options: { fork: boolean; oracle: { dir: string; hash: string } }) {
+type Graded = { run: ActionRun; requests: RecordedRequest[]; violations: string[] };
+let namesWithCheckRun: Graded;
+let namesAsFork: Graded;
+
+/** Dropped files whose names are hostile, as git names them and as the reports must show them. */
+const HOSTILE_NAMES: [file: string, shown: string][] = [
+  ['docs/##[error]x.md', 'docs/##[error]x.md'],
+  ['docs/::error::x.md', 'docs/::error::x.md'],
+  ['docs/<script>alert(1)</script>.md', 'docs/<script>alert(1)</script>.md'],
+  // git quotes a name it cannot print as is.
+  ['docs/a\nb.md', '"docs/a\\nb.md"'],
+  ['docs/ü ,%0A.md', 'docs/ü ,%0A.md'],
+  // A bidi override would show the name in another order.
+  ['docs/\u202eevil.md', 'docs/\ufffdevil.md'],
+];
+
+async function grade(options: {
+  fork: boolean;
+  oracle: { dir: string; hash: string };
+  head?: string;
+}): Promise<Graded> {
   const server: GitHubApiServer = await startGitHubApiServer(
     options.fork ? { refuse: { 'checks/create': { status: 403 } } } : {},
   );
@@ -36,7 +57,7 @@ async function gradeHonestPatch(options: { fork: boolean; oracle: { dir: string;
     const run = await runAction({
       apiUrl: server.url,
       eventName: 'pull_request',
-      payload: pullRequestPayload(repo.base, repo.heads.honest!, options.fork),
+      payload: pullRequestPayload(repo.base, options.head ?? repo.heads.honest!, options.fork),
       inputs: { 'oracle-path': options.oracle.dir, 'oracle-hash': options.oracle.hash },
       workspace: repo.dir,
     });
@@ -51,8 +72,23 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'og-action-injection-'));
   repo = await buildSampleRepo();
   const oracle = await pinnedOracle(scratch, inject('testImage'), { fixture: 'github-e2e/oracle-hostile' });
-  withCheckRun = await gradeHonestPatch({ fork: false, oracle });
-  asFork = await gradeHonestPatch({ fork: true, oracle });
+  withCheckRun = await grade({ fork: false, oracle });
+  asFork = await grade({ fork: true, oracle });
+
+  const allowList = await pinnedOracle(scratch, inject('testImage'), {
+    files: { 'path_allow.txt': 'calc/**\ntests/**\n' },
+  });
+  const head = commitOnto(
+    repo.dir,
+    repo.base,
+    {
+      'calc/parser.py': readFileSync(join(SAMPLE, 'patches/honest/calc/parser.py'), 'utf8'),
+      ...Object.fromEntries(HOSTILE_NAMES.map(([file]) => [file, 'a line\n'])),
+    },
+    'the fix, and files with hostile names outside the allow-list',
+  );
+  namesWithCheckRun = await grade({ fork: false, oracle: allowList, head });
+  namesAsFork = await grade({ fork: true, oracle: allowList, head });
 });
 afterAll(async () => {
   await repo.remove();
@@ -246,5 +282,45 @@ describe('hostile test names and messages, graded as a fork PR (no check run)', 
     const rows = (summary: string) => summary.split('\n').filter((l) => l.startsWith('| <code>oracle'));
     expect(rows(run.summary).length).toBeGreaterThan(10);
     expect(rows(run.summary)).toEqual(rows(withCheckRun.run.summary));
+  });
+});
+
+describe('hostile file names in dropped hunks', () => {
+  const shownNames = HOSTILE_NAMES.map(([, shown]) => shown);
+
+  it('with a check run: the honest fix passes, with one warning annotation per file, its path plain', () => {
+    const { run, requests, violations } = namesWithCheckRun;
+    expect(violations).toEqual([]);
+    expect(run.status).toBe(0);
+    expect(run.outputs.verdict).toBe('pass');
+    expect(
+      (JSON.parse(run.outputs['dropped-hunks']!) as { path: string }[]).map((h) => h.path).sort(),
+    ).toEqual(HOSTILE_NAMES.map(([, shown]) => shown.replace('\ufffd', '\u202e')).sort());
+    const annotations = annotationsOf(requests);
+    expect(annotations.map((a) => a.path).sort()).toEqual([...shownNames].sort());
+    for (const a of annotations) expect(a.annotation_level).toBe('warning');
+    expect(run.commands).toEqual([]);
+    expect(markdownViolations(run.summary)).toEqual([]);
+    expect(run.summary).not.toMatch(/<script/i);
+    expect(run.summary).toContain('### Dropped hunks (6)');
+  });
+
+  it('as a fork: one warning command per file, its file property the same plain path, and nothing else', () => {
+    const { run, violations } = namesAsFork;
+    expect(violations).toEqual([]);
+    expect(run.status).toBe(0);
+    const { plain, commands } = jobLog(run);
+    expect(commands.map((c) => [c.form, c.name])).toEqual(Array(6).fill(['v2', 'warning']));
+    expect(commands.map((c) => c.properties.file).sort()).toEqual(
+      // `##[` stays defused even inside a command.
+      shownNames.map((name) => name.replaceAll('##[', '##\\[')).sort(),
+    );
+    for (const c of commands) expect(c.properties).toMatchObject({ line: '1', endLine: '1' });
+    for (const line of plain) {
+      expect(line).not.toMatch(CONTROL);
+      expect(line).not.toContain('##[');
+    }
+    expect(plain.filter((l) => l.startsWith('  dropped hunk '))).toHaveLength(6);
+    expect(markdownViolations(run.summary)).toEqual([]);
   });
 });
