@@ -26,10 +26,10 @@ import { commitOnto, pinnedOracle, pullRequestPayload } from './helpers/sample-p
  */
 let repo: SampleRepo;
 let scratch: string;
+type Graded = { run: ActionRun; requests: RecordedRequest[]; violations: string[] };
 let withCheckRun: Graded;
 let asFork: Graded;
-
-type Graded = { run: ActionRun; requests: RecordedRequest[]; violations: string[] };
+let longName: Graded;
 let namesWithCheckRun: Graded;
 let namesAsFork: Graded;
 
@@ -74,6 +74,10 @@ beforeAll(async () => {
   const oracle = await pinnedOracle(scratch, inject('testImage'), { fixture: 'github-e2e/oracle-hostile' });
   withCheckRun = await grade({ fork: false, oracle });
   asFork = await grade({ fork: true, oracle });
+  longName = await grade({
+    fork: false,
+    oracle: await pinnedOracle(scratch, inject('testImage'), { fixture: 'github-e2e/oracle-long-name' }),
+  });
 
   const allowList = await pinnedOracle(scratch, inject('testImage'), {
     files: { 'path_allow.txt': 'calc/**\ntests/**\n' },
@@ -282,6 +286,36 @@ describe('hostile test names and messages, graded as a fork PR (no check run)', 
     const rows = (summary: string) => summary.split('\n').filter((l) => l.startsWith('| <code>oracle'));
     expect(rows(run.summary).length).toBeGreaterThan(10);
     expect(rows(run.summary)).toEqual(rows(withCheckRun.run.summary));
+  });
+});
+
+describe('a hidden test named by a 100 KB string that starts with ::error::', () => {
+  it('fails closed on the refused report, and the name reaches no channel', () => {
+    const { run, requests, violations } = longName;
+    expect(violations).toEqual([]);
+    expect(run.status).toBe(1);
+    const verdict = JSON.parse(run.outputs['verdict-json']!) as {
+      reasons: { subkind: string; message: string }[];
+    };
+    expect(verdict.reasons).toEqual([
+      {
+        kind: 'custom',
+        subkind: 'report-invalid',
+        message: expect.stringMatching(
+          /^the JUnit report of the hidden tests was refused: .*a test ID longer than 8192 characters$/,
+        ),
+      },
+    ]);
+    const completion = completionOf(requests);
+    expect(completion).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    expect(run.commands).toEqual([
+      { form: 'v2', name: 'error', properties: {}, data: `oracle-gate: ${completion.output.title}` },
+    ]);
+    for (const channel of [run.stdout, run.summary, JSON.stringify(requests.map((r) => r.body))]) {
+      expect(channel).not.toContain('LLLLLLLLLL');
+      expect(channel).not.toContain('::error::owned');
+    }
+    expect(markdownViolations(run.summary)).toEqual([]);
   });
 });
 
