@@ -13,6 +13,7 @@ import {
   type ServerBehaviour,
 } from './helpers/github-api-server.js';
 import { runAction, type ActionRun } from './helpers/run-action.js';
+import { removeRunnerTemps } from './helpers/runner-temp.js';
 import {
   commitOnto,
   coreutilsTestsHash,
@@ -107,6 +108,7 @@ afterAll(async () => {
   await repo.remove();
   fork.remove();
   rmSync(scratch, { recursive: true, force: true });
+  removeRunnerTemps();
 });
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));

@@ -12,6 +12,7 @@ import {
   type RecordedRequest,
 } from './helpers/github-api-server.js';
 import { runAction, type ActionRun } from './helpers/run-action.js';
+import { removeRunnerTemps } from './helpers/runner-temp.js';
 import { commitOnto, pinnedOracle, pullRequestPayload } from './helpers/sample-project.js';
 
 /**
@@ -97,6 +98,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await repo.remove();
   rmSync(scratch, { recursive: true, force: true });
+  removeRunnerTemps();
 });
 
 interface Completion {

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runGate } from '../../src/gate/run-gate.js';
 import { verdictTitle } from '../../src/report/verdict-title.js';
 import { serializeVerdict } from '../../src/verdict/serialize.js';
@@ -15,6 +15,7 @@ import {
 import { runAction, type ActionRun } from './helpers/run-action.js';
 import { makeTempRepo, payloadWithShas, type TempRepo } from './helpers/temp-repo.js';
 import { bundleOnce } from './helpers/bundle.js';
+import { removeRunnerTemps } from './helpers/runner-temp.js';
 
 /**
  * The bundled action, run as the runner runs it, against the OpenAPI-validating server. The oracle
@@ -26,6 +27,7 @@ const HASH = 'h1:' + 'A'.repeat(43) + '=';
 let server: GitHubApiServer | undefined;
 
 beforeAll(() => bundleOnce());
+afterAll(removeRunnerTemps);
 afterEach(async () => {
   await server?.close();
   server = undefined;

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { GateReport } from '../../src/gate/report.js';
 import { readFixtureJson } from '../helpers/fixtures.js';
 import { emptyReport } from '../report/helpers/hostile.js';
 import { startGitHubApiServer, type CannedResponse } from './helpers/github-api-server.js';
 import { runInProcess } from './helpers/run-in-process.js';
+import { removeRunnerTemps } from './helpers/runner-temp.js';
 import { makeTempRepo, payloadWithShas } from './helpers/temp-repo.js';
 
 const HASH = 'h1:' + 'A'.repeat(43) + '=';
@@ -24,6 +25,8 @@ function creation(answers: readonly CannedResponse[]): 'created' | 'refused' | '
   }
   return 'error';
 }
+
+afterAll(removeRunnerTemps);
 
 describe('whatever the API answers', () => {
   it('a Fail never concludes success, and passes the step only when its check run says failure and fail-on-verdict is off; a Pass passes the step only when fully delivered or refused a check run', async () => {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { GateReport } from '../../src/gate/report.js';
 import { readFixtureJson } from '../helpers/fixtures.js';
 import { emptyReport } from '../report/helpers/hostile.js';
@@ -10,10 +10,12 @@ import {
 } from './helpers/github-api-server.js';
 import { runInProcess } from './helpers/run-in-process.js';
 import { makeTempRepo, payloadWithShas } from './helpers/temp-repo.js';
+import { removeRunnerTemps } from './helpers/runner-temp.js';
 
 /** The action's run(), in process, with synthetic gate reports: what phase 2 repeats through dist. */
 const HASH = 'h1:' + 'A'.repeat(43) + '=';
 let server: GitHubApiServer | undefined;
+afterAll(removeRunnerTemps);
 afterEach(async () => {
   await server?.close();
   server = undefined;

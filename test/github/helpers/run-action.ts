@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../helpers/fixtures.js';
 import { parseRunnerCommand, runnerLines, type ParsedCommand } from '../../report/helpers/runner-commands.js';
+import { newRunnerTemp } from './runner-temp.js';
 
 /** One run of the bundled action, observed as the runner and GitHub would observe it. */
 export interface ActionRun {
@@ -59,7 +59,7 @@ export function actionYmlInputs(): Map<string, string | undefined> {
  * in this process keeps answering while the action runs.
  */
 export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
-  const runnerTemp = mkdtempSync(join(tmpdir(), 'oracle-gate-runner-'));
+  const runnerTemp = newRunnerTemp();
   const eventPath = join(runnerTemp, 'event.json');
   const outputPath = join(runnerTemp, 'output.txt');
   const summaryPath = join(runnerTemp, 'step-summary.md');

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '@actions/core';
 import type { GateReport } from '../../../src/gate/report.js';
@@ -7,6 +6,7 @@ import type { GateRequest } from '../../../src/gate/run-gate.js';
 import { run } from '../../../src/main.js';
 import { captureStdout, parseRunnerCommand, runnerLines } from '../../report/helpers/runner-commands.js';
 import { actionYmlInputs, parseOutputFile, type ActionRun, type ActionRunOptions } from './run-action.js';
+import { newRunnerTemp } from './runner-temp.js';
 
 export interface InProcessRun extends ActionRun {
   /** The requests the gate was given. */
@@ -20,7 +20,7 @@ export interface InProcessRun extends ActionRun {
 export async function runInProcess(
   options: ActionRunOptions & { gate: GateReport | ((request: GateRequest) => Promise<GateReport>) },
 ): Promise<InProcessRun> {
-  const runnerTemp = mkdtempSync(join(tmpdir(), 'oracle-gate-runner-'));
+  const runnerTemp = newRunnerTemp();
   const paths = {
     event: join(runnerTemp, 'event.json'),
     output: join(runnerTemp, 'output.txt'),
