@@ -21,9 +21,9 @@ import {
   forkLayout,
   hasObject,
   pinnedOracle,
-  setBranch,
   pullRequestPayload,
   pytestIds,
+  setBranch,
   type PinnedOracle,
 } from './helpers/sample-project.js';
 
@@ -36,7 +36,7 @@ let repo: SampleRepo;
 let oracle: PinnedOracle;
 /** The sample's oracle with a path_allow.txt that allows the code and its tests, not `docs/`. */
 let allowListOracle: PinnedOracle;
-/** A base with three long docs files, and a head with the honest fix plus 120 hunks in docs/. */
+/** A base with docs files, and a head with the honest fix plus 120 hunks in docs/. */
 let docs: { base: string; head: string };
 /** The sample repository as a fork PR's run sees it: `main` checked out, the rest in origin. */
 let fork: { dir: string; remove: () => void };
@@ -119,6 +119,7 @@ interface GateRun {
   server: GitHubApiServer;
 }
 
+/** One run of the bundled action on a `pull_request` event for these commits. */
 async function gateAction(options: {
   base: string;
   head: string;
@@ -136,6 +137,7 @@ async function gateAction(options: {
   });
 }
 
+/** One run of the bundled action on any event, against a fresh API server. */
 async function runOn(options: {
   eventName: string;
   payload: unknown;
