@@ -200,9 +200,12 @@ function cut(text: string, maxChars: number): string {
   return capUtf8(text, maxChars);
 }
 
-/** `start,count` as a human range: lines 3–7, line 3, or "none after line 3" for a pure deletion. */
+/**
+ * `start,count` as a human range: lines 3–7, line 3, "none (after line 3)" for a pure deletion,
+ * or "none" for the empty side of an added or deleted file (`-0,0`, `+0,0`).
+ */
 export function lineRange(start: number, count: number): string {
-  if (count <= 0) return `none (after line ${start})`;
+  if (count <= 0) return start > 0 ? `none (after line ${start})` : 'none';
   if (count === 1) return `${start}`;
   return `${start}–${start + count - 1}`;
 }

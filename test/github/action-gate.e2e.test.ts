@@ -318,6 +318,13 @@ describe('node dist/index.js over the real gate: 120 hunks outside the allow-lis
         return [h.path, start, h.newLines > 0 ? h.newStart + h.newLines - 1 : start, 'warning'];
       }),
     );
+    const messageOn = (path: string) => annotations.find((a) => a.path === path)?.message;
+    expect(messageOn('docs/added.md')).toBe(
+      'This hunk (old lines none, new lines 1–2) was dropped and did not reach the oracle: outside the allow-list.',
+    );
+    expect(messageOn('docs/removed.md')).toBe(
+      'This hunk (old lines 1–3, new lines none) was dropped and did not reach the oracle: outside the allow-list.',
+    );
     for (const a of annotations) {
       expect(a.title).toBe('oracle-gate: hunk dropped');
       expect(a.message).toMatch(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GateReport } from '../../src/gate/report.js';
 import { utf8Length } from '../../src/report/cap-text.js';
-import { renderSummary } from '../../src/report/summary-markdown.js';
+import { lineRange, renderSummary } from '../../src/report/summary-markdown.js';
 import { conclusionOf, verdictTitle } from '../../src/report/verdict-title.js';
 import { emptyReport } from './helpers/hostile.js';
 import { markdownViolations } from './helpers/markdown-safety.js';
@@ -133,6 +133,13 @@ describe('renderSummary', () => {
       '| <code>docs/x&#46;md</code> | 3–4 | none (after line 3) | outside the allow&#45;list |',
     );
     expect(markdownViolations(summary)).toEqual([]);
+  });
+
+  it('line ranges: a span, one line, a pure deletion, and the empty side of an added or deleted file', () => {
+    expect(lineRange(3, 5)).toBe('3–7');
+    expect(lineRange(3, 1)).toBe('3');
+    expect(lineRange(3, 0)).toBe('none (after line 3)');
+    expect(lineRange(0, 0)).toBe('none');
   });
 
   it('keeps hostile test output inert and cut: command prefixes, %0A, newlines, <script>, 100 KB', () => {
