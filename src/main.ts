@@ -13,7 +13,8 @@ import { issueAnnotations, logLine, writeJobSummary } from './github/job-report.
 import type { RetryOptions } from './github/retry.js';
 import { renderOutputs } from './report/action-outputs.js';
 import { renderAnnotations } from './report/annotations.js';
-import { capUtf8 } from './report/cap-text.js';
+import { capUtf8, utf8Length } from './report/cap-text.js';
+import { STEP_SUMMARY_MAX_BYTES } from './report/github-limits.js';
 import { escapeMarkdownText } from './report/escape-markdown.js';
 import { renderLogLines } from './report/log-report.js';
 import { renderSummary, type SummaryContext } from './report/summary-markdown.js';
@@ -174,7 +175,10 @@ async function deliver(
     delivery.channel.kind === 'job'
       ? `_No check run: ${escapeMarkdownText(delivery.channel.why)}. This summary and the step's exit status carry the verdict._\n\n`
       : '';
-  await writeJobSummary(jobNote + summary);
+  // The job summary may hold 1 MiB, so it gets the fuller report the check run's 64 KB could not.
+  await writeJobSummary(
+    jobNote + renderSummary(report, context, STEP_SUMMARY_MAX_BYTES - utf8Length(jobNote)),
+  );
   if (!delivery.annotationsDelivered) issueAnnotations(toWorkflowAnnotations(renderAnnotations(report)));
 
   const checkRunId = delivery.channel.kind === 'check-run' ? delivery.channel.checkRunId : undefined;

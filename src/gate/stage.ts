@@ -1,3 +1,4 @@
+import { capUtf8 } from '../report/cap-text.js';
 import type { Oracle } from '../verdict/oracle.js';
 import { failWith, pass, type FailReason, type Verdict } from '../verdict/schema.js';
 import type { StageTiming } from './report.js';
@@ -92,7 +93,7 @@ export class GateStage<C extends StageContext> implements Oracle<C> {
     const first = outcome.reasons[0]!;
     const more = outcome.reasons.length > 1 ? ` (+${outcome.reasons.length - 1} more)` : '';
     context.progress(
-      `stage ${this.id}: fail in ${ms} ms: ${first.subkind}: ${oneLine(first.message).slice(0, 300)}${more}`,
+      `stage ${this.id}: fail in ${ms} ms: ${first.subkind}: ${capUtf8(oneLine(first.message), 300)}${more}`,
     );
     return failWith(outcome.reasons);
   }
