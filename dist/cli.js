@@ -1,274 +1,3347 @@
 #!/usr/bin/env node
 import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);
+var __create = Object.create;
 var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __getProtoOf = Object.getPrototypeOf;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __commonJS = (cb, mod) => function __require() {
+  try {
+    return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
+  } catch (e) {
+    throw mod = 0, e;
+  }
+};
 var __export = (target, all) => {
   for (var name in all)
     __defProp(target, name, { get: all[name], enumerable: true });
 };
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+  // If the importer is in node compatibility mode or this is not an ESM
+  // file that has been converted to a CommonJS file using a Babel-
+  // compatible transform (i.e. "__esModule" has not been set), then set
+  // "default" to the CommonJS "module.exports" for node compatibility.
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  mod
+));
+
+// node_modules/xmlchars/xml/1.0/ed5.js
+var require_ed5 = __commonJS({
+  "node_modules/xmlchars/xml/1.0/ed5.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CHAR = "	\n\r -\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}";
+    exports.S = " 	\r\n";
+    exports.NAME_START_CHAR = ":A-Z_a-z\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
+    exports.NAME_CHAR = "-" + exports.NAME_START_CHAR + ".0-9\xB7\u0300-\u036F\u203F-\u2040";
+    exports.CHAR_RE = new RegExp("^[" + exports.CHAR + "]$", "u");
+    exports.S_RE = new RegExp("^[" + exports.S + "]+$", "u");
+    exports.NAME_START_CHAR_RE = new RegExp("^[" + exports.NAME_START_CHAR + "]$", "u");
+    exports.NAME_CHAR_RE = new RegExp("^[" + exports.NAME_CHAR + "]$", "u");
+    exports.NAME_RE = new RegExp("^[" + exports.NAME_START_CHAR + "][" + exports.NAME_CHAR + "]*$", "u");
+    exports.NMTOKEN_RE = new RegExp("^[" + exports.NAME_CHAR + "]+$", "u");
+    var TAB = 9;
+    var NL = 10;
+    var CR = 13;
+    var SPACE = 32;
+    exports.S_LIST = [SPACE, NL, CR, TAB];
+    function isChar(c) {
+      return c >= SPACE && c <= 55295 || c === NL || c === CR || c === TAB || c >= 57344 && c <= 65533 || c >= 65536 && c <= 1114111;
+    }
+    exports.isChar = isChar;
+    function isS(c) {
+      return c === SPACE || c === NL || c === CR || c === TAB;
+    }
+    exports.isS = isS;
+    function isNameStartChar(c) {
+      return c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 58 || c === 95 || c === 8204 || c === 8205 || c >= 192 && c <= 214 || c >= 216 && c <= 246 || c >= 248 && c <= 767 || c >= 880 && c <= 893 || c >= 895 && c <= 8191 || c >= 8304 && c <= 8591 || c >= 11264 && c <= 12271 || c >= 12289 && c <= 55295 || c >= 63744 && c <= 64975 || c >= 65008 && c <= 65533 || c >= 65536 && c <= 983039;
+    }
+    exports.isNameStartChar = isNameStartChar;
+    function isNameChar(c) {
+      return isNameStartChar(c) || c >= 48 && c <= 57 || c === 45 || c === 46 || c === 183 || c >= 768 && c <= 879 || c >= 8255 && c <= 8256;
+    }
+    exports.isNameChar = isNameChar;
+  }
+});
+
+// node_modules/xmlchars/xml/1.1/ed2.js
+var require_ed2 = __commonJS({
+  "node_modules/xmlchars/xml/1.1/ed2.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.CHAR = "-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}";
+    exports.RESTRICTED_CHAR = "-\b\v\f-\x7F-\x84\x86-\x9F";
+    exports.S = " 	\r\n";
+    exports.NAME_START_CHAR = ":A-Z_a-z\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
+    exports.NAME_CHAR = "-" + exports.NAME_START_CHAR + ".0-9\xB7\u0300-\u036F\u203F-\u2040";
+    exports.CHAR_RE = new RegExp("^[" + exports.CHAR + "]$", "u");
+    exports.RESTRICTED_CHAR_RE = new RegExp("^[" + exports.RESTRICTED_CHAR + "]$", "u");
+    exports.S_RE = new RegExp("^[" + exports.S + "]+$", "u");
+    exports.NAME_START_CHAR_RE = new RegExp("^[" + exports.NAME_START_CHAR + "]$", "u");
+    exports.NAME_CHAR_RE = new RegExp("^[" + exports.NAME_CHAR + "]$", "u");
+    exports.NAME_RE = new RegExp("^[" + exports.NAME_START_CHAR + "][" + exports.NAME_CHAR + "]*$", "u");
+    exports.NMTOKEN_RE = new RegExp("^[" + exports.NAME_CHAR + "]+$", "u");
+    var TAB = 9;
+    var NL = 10;
+    var CR = 13;
+    var SPACE = 32;
+    exports.S_LIST = [SPACE, NL, CR, TAB];
+    function isChar(c) {
+      return c >= 1 && c <= 55295 || c >= 57344 && c <= 65533 || c >= 65536 && c <= 1114111;
+    }
+    exports.isChar = isChar;
+    function isRestrictedChar(c) {
+      return c >= 1 && c <= 8 || c === 11 || c === 12 || c >= 14 && c <= 31 || c >= 127 && c <= 132 || c >= 134 && c <= 159;
+    }
+    exports.isRestrictedChar = isRestrictedChar;
+    function isCharAndNotRestricted(c) {
+      return c === 9 || c === 10 || c === 13 || c > 31 && c < 127 || c === 133 || c > 159 && c <= 55295 || c >= 57344 && c <= 65533 || c >= 65536 && c <= 1114111;
+    }
+    exports.isCharAndNotRestricted = isCharAndNotRestricted;
+    function isS(c) {
+      return c === SPACE || c === NL || c === CR || c === TAB;
+    }
+    exports.isS = isS;
+    function isNameStartChar(c) {
+      return c >= 65 && c <= 90 || c >= 97 && c <= 122 || c === 58 || c === 95 || c === 8204 || c === 8205 || c >= 192 && c <= 214 || c >= 216 && c <= 246 || c >= 248 && c <= 767 || c >= 880 && c <= 893 || c >= 895 && c <= 8191 || c >= 8304 && c <= 8591 || c >= 11264 && c <= 12271 || c >= 12289 && c <= 55295 || c >= 63744 && c <= 64975 || c >= 65008 && c <= 65533 || c >= 65536 && c <= 983039;
+    }
+    exports.isNameStartChar = isNameStartChar;
+    function isNameChar(c) {
+      return isNameStartChar(c) || c >= 48 && c <= 57 || c === 45 || c === 46 || c === 183 || c >= 768 && c <= 879 || c >= 8255 && c <= 8256;
+    }
+    exports.isNameChar = isNameChar;
+  }
+});
+
+// node_modules/xmlchars/xmlns/1.0/ed3.js
+var require_ed3 = __commonJS({
+  "node_modules/xmlchars/xmlns/1.0/ed3.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.NC_NAME_START_CHAR = "A-Z_a-z\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\u{10000}-\u{EFFFF}";
+    exports.NC_NAME_CHAR = "-" + exports.NC_NAME_START_CHAR + ".0-9\xB7\u0300-\u036F\u203F-\u2040";
+    exports.NC_NAME_START_CHAR_RE = new RegExp("^[" + exports.NC_NAME_START_CHAR + "]$", "u");
+    exports.NC_NAME_CHAR_RE = new RegExp("^[" + exports.NC_NAME_CHAR + "]$", "u");
+    exports.NC_NAME_RE = new RegExp("^[" + exports.NC_NAME_START_CHAR + "][" + exports.NC_NAME_CHAR + "]*$", "u");
+    function isNCNameStartChar(c) {
+      return c >= 65 && c <= 90 || c === 95 || c >= 97 && c <= 122 || c >= 192 && c <= 214 || c >= 216 && c <= 246 || c >= 248 && c <= 767 || c >= 880 && c <= 893 || c >= 895 && c <= 8191 || c >= 8204 && c <= 8205 || c >= 8304 && c <= 8591 || c >= 11264 && c <= 12271 || c >= 12289 && c <= 55295 || c >= 63744 && c <= 64975 || c >= 65008 && c <= 65533 || c >= 65536 && c <= 983039;
+    }
+    exports.isNCNameStartChar = isNCNameStartChar;
+    function isNCNameChar(c) {
+      return isNCNameStartChar(c) || (c === 45 || c === 46 || c >= 48 && c <= 57 || c === 183 || c >= 768 && c <= 879 || c >= 8255 && c <= 8256);
+    }
+    exports.isNCNameChar = isNCNameChar;
+  }
+});
+
+// node_modules/saxes/saxes.js
+var require_saxes = __commonJS({
+  "node_modules/saxes/saxes.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.SaxesParser = exports.EVENTS = void 0;
+    var ed5 = require_ed5();
+    var ed2 = require_ed2();
+    var NSed3 = require_ed3();
+    var isS = ed5.isS;
+    var isChar10 = ed5.isChar;
+    var isNameStartChar = ed5.isNameStartChar;
+    var isNameChar = ed5.isNameChar;
+    var S_LIST = ed5.S_LIST;
+    var NAME_RE = ed5.NAME_RE;
+    var isChar11 = ed2.isChar;
+    var isNCNameStartChar = NSed3.isNCNameStartChar;
+    var isNCNameChar = NSed3.isNCNameChar;
+    var NC_NAME_RE = NSed3.NC_NAME_RE;
+    var XML_NAMESPACE = "http://www.w3.org/XML/1998/namespace";
+    var XMLNS_NAMESPACE = "http://www.w3.org/2000/xmlns/";
+    var rootNS = {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment
+      __proto__: null,
+      xml: XML_NAMESPACE,
+      xmlns: XMLNS_NAMESPACE
+    };
+    var XML_ENTITIES = {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment
+      __proto__: null,
+      amp: "&",
+      gt: ">",
+      lt: "<",
+      quot: '"',
+      apos: "'"
+    };
+    var EOC = -1;
+    var NL_LIKE = -2;
+    var S_BEGIN = 0;
+    var S_BEGIN_WHITESPACE = 1;
+    var S_DOCTYPE = 2;
+    var S_DOCTYPE_QUOTE = 3;
+    var S_DTD = 4;
+    var S_DTD_QUOTED = 5;
+    var S_DTD_OPEN_WAKA = 6;
+    var S_DTD_OPEN_WAKA_BANG = 7;
+    var S_DTD_COMMENT = 8;
+    var S_DTD_COMMENT_ENDING = 9;
+    var S_DTD_COMMENT_ENDED = 10;
+    var S_DTD_PI = 11;
+    var S_DTD_PI_ENDING = 12;
+    var S_TEXT = 13;
+    var S_ENTITY = 14;
+    var S_OPEN_WAKA = 15;
+    var S_OPEN_WAKA_BANG = 16;
+    var S_COMMENT = 17;
+    var S_COMMENT_ENDING = 18;
+    var S_COMMENT_ENDED = 19;
+    var S_CDATA = 20;
+    var S_CDATA_ENDING = 21;
+    var S_CDATA_ENDING_2 = 22;
+    var S_PI_FIRST_CHAR = 23;
+    var S_PI_REST = 24;
+    var S_PI_BODY = 25;
+    var S_PI_ENDING = 26;
+    var S_XML_DECL_NAME_START = 27;
+    var S_XML_DECL_NAME = 28;
+    var S_XML_DECL_EQ = 29;
+    var S_XML_DECL_VALUE_START = 30;
+    var S_XML_DECL_VALUE = 31;
+    var S_XML_DECL_SEPARATOR = 32;
+    var S_XML_DECL_ENDING = 33;
+    var S_OPEN_TAG = 34;
+    var S_OPEN_TAG_SLASH = 35;
+    var S_ATTRIB = 36;
+    var S_ATTRIB_NAME = 37;
+    var S_ATTRIB_NAME_SAW_WHITE = 38;
+    var S_ATTRIB_VALUE = 39;
+    var S_ATTRIB_VALUE_QUOTED = 40;
+    var S_ATTRIB_VALUE_CLOSED = 41;
+    var S_ATTRIB_VALUE_UNQUOTED = 42;
+    var S_CLOSE_TAG = 43;
+    var S_CLOSE_TAG_SAW_WHITE = 44;
+    var TAB = 9;
+    var NL = 10;
+    var CR = 13;
+    var SPACE = 32;
+    var BANG = 33;
+    var DQUOTE = 34;
+    var AMP = 38;
+    var SQUOTE = 39;
+    var MINUS2 = 45;
+    var FORWARD_SLASH = 47;
+    var SEMICOLON = 59;
+    var LESS = 60;
+    var EQUAL = 61;
+    var GREATER = 62;
+    var QUESTION = 63;
+    var OPEN_BRACKET = 91;
+    var CLOSE_BRACKET = 93;
+    var NEL = 133;
+    var LS = 8232;
+    var isQuote = (c) => c === DQUOTE || c === SQUOTE;
+    var QUOTES = [DQUOTE, SQUOTE];
+    var DOCTYPE_TERMINATOR = [...QUOTES, OPEN_BRACKET, GREATER];
+    var DTD_TERMINATOR = [...QUOTES, LESS, CLOSE_BRACKET];
+    var XML_DECL_NAME_TERMINATOR = [EQUAL, QUESTION, ...S_LIST];
+    var ATTRIB_VALUE_UNQUOTED_TERMINATOR = [...S_LIST, GREATER, AMP, LESS];
+    function nsPairCheck(parser, prefix, uri) {
+      switch (prefix) {
+        case "xml":
+          if (uri !== XML_NAMESPACE) {
+            parser.fail(`xml prefix must be bound to ${XML_NAMESPACE}.`);
+          }
+          break;
+        case "xmlns":
+          if (uri !== XMLNS_NAMESPACE) {
+            parser.fail(`xmlns prefix must be bound to ${XMLNS_NAMESPACE}.`);
+          }
+          break;
+        default:
+      }
+      switch (uri) {
+        case XMLNS_NAMESPACE:
+          parser.fail(prefix === "" ? `the default namespace may not be set to ${uri}.` : `may not assign a prefix (even "xmlns") to the URI ${XMLNS_NAMESPACE}.`);
+          break;
+        case XML_NAMESPACE:
+          switch (prefix) {
+            case "xml":
+              break;
+            case "":
+              parser.fail(`the default namespace may not be set to ${uri}.`);
+              break;
+            default:
+              parser.fail("may not assign the xml namespace to another prefix.");
+          }
+          break;
+        default:
+      }
+    }
+    function nsMappingCheck(parser, mapping) {
+      for (const local of Object.keys(mapping)) {
+        nsPairCheck(parser, local, mapping[local]);
+      }
+    }
+    var isNCName = (name) => NC_NAME_RE.test(name);
+    var isName = (name) => NAME_RE.test(name);
+    var FORBIDDEN_START = 0;
+    var FORBIDDEN_BRACKET = 1;
+    var FORBIDDEN_BRACKET_BRACKET = 2;
+    exports.EVENTS = [
+      "xmldecl",
+      "text",
+      "processinginstruction",
+      "doctype",
+      "comment",
+      "opentagstart",
+      "attribute",
+      "opentag",
+      "closetag",
+      "cdata",
+      "error",
+      "end",
+      "ready"
+    ];
+    var EVENT_NAME_TO_HANDLER_NAME = {
+      xmldecl: "xmldeclHandler",
+      text: "textHandler",
+      processinginstruction: "piHandler",
+      doctype: "doctypeHandler",
+      comment: "commentHandler",
+      opentagstart: "openTagStartHandler",
+      attribute: "attributeHandler",
+      opentag: "openTagHandler",
+      closetag: "closeTagHandler",
+      cdata: "cdataHandler",
+      error: "errorHandler",
+      end: "endHandler",
+      ready: "readyHandler"
+    };
+    var SaxesParser2 = class {
+      /**
+       * @param opt The parser options.
+       */
+      constructor(opt) {
+        this.opt = opt !== null && opt !== void 0 ? opt : {};
+        this.fragmentOpt = !!this.opt.fragment;
+        const xmlnsOpt = this.xmlnsOpt = !!this.opt.xmlns;
+        this.trackPosition = this.opt.position !== false;
+        this.fileName = this.opt.fileName;
+        if (xmlnsOpt) {
+          this.nameStartCheck = isNCNameStartChar;
+          this.nameCheck = isNCNameChar;
+          this.isName = isNCName;
+          this.processAttribs = this.processAttribsNS;
+          this.pushAttrib = this.pushAttribNS;
+          this.ns = Object.assign({ __proto__: null }, rootNS);
+          const additional = this.opt.additionalNamespaces;
+          if (additional != null) {
+            nsMappingCheck(this, additional);
+            Object.assign(this.ns, additional);
+          }
+        } else {
+          this.nameStartCheck = isNameStartChar;
+          this.nameCheck = isNameChar;
+          this.isName = isName;
+          this.processAttribs = this.processAttribsPlain;
+          this.pushAttrib = this.pushAttribPlain;
+        }
+        this.stateTable = [
+          /* eslint-disable @typescript-eslint/unbound-method */
+          this.sBegin,
+          this.sBeginWhitespace,
+          this.sDoctype,
+          this.sDoctypeQuote,
+          this.sDTD,
+          this.sDTDQuoted,
+          this.sDTDOpenWaka,
+          this.sDTDOpenWakaBang,
+          this.sDTDComment,
+          this.sDTDCommentEnding,
+          this.sDTDCommentEnded,
+          this.sDTDPI,
+          this.sDTDPIEnding,
+          this.sText,
+          this.sEntity,
+          this.sOpenWaka,
+          this.sOpenWakaBang,
+          this.sComment,
+          this.sCommentEnding,
+          this.sCommentEnded,
+          this.sCData,
+          this.sCDataEnding,
+          this.sCDataEnding2,
+          this.sPIFirstChar,
+          this.sPIRest,
+          this.sPIBody,
+          this.sPIEnding,
+          this.sXMLDeclNameStart,
+          this.sXMLDeclName,
+          this.sXMLDeclEq,
+          this.sXMLDeclValueStart,
+          this.sXMLDeclValue,
+          this.sXMLDeclSeparator,
+          this.sXMLDeclEnding,
+          this.sOpenTag,
+          this.sOpenTagSlash,
+          this.sAttrib,
+          this.sAttribName,
+          this.sAttribNameSawWhite,
+          this.sAttribValue,
+          this.sAttribValueQuoted,
+          this.sAttribValueClosed,
+          this.sAttribValueUnquoted,
+          this.sCloseTag,
+          this.sCloseTagSawWhite
+          /* eslint-enable @typescript-eslint/unbound-method */
+        ];
+        this._init();
+      }
+      /**
+       * Indicates whether or not the parser is closed. If ``true``, wait for
+       * the ``ready`` event to write again.
+       */
+      get closed() {
+        return this._closed;
+      }
+      _init() {
+        var _a4;
+        this.openWakaBang = "";
+        this.text = "";
+        this.name = "";
+        this.piTarget = "";
+        this.entity = "";
+        this.q = null;
+        this.tags = [];
+        this.tag = null;
+        this.topNS = null;
+        this.chunk = "";
+        this.chunkPosition = 0;
+        this.i = 0;
+        this.prevI = 0;
+        this.carriedFromPrevious = void 0;
+        this.forbiddenState = FORBIDDEN_START;
+        this.attribList = [];
+        const { fragmentOpt } = this;
+        this.state = fragmentOpt ? S_TEXT : S_BEGIN;
+        this.reportedTextBeforeRoot = this.reportedTextAfterRoot = this.closedRoot = this.sawRoot = fragmentOpt;
+        this.xmlDeclPossible = !fragmentOpt;
+        this.xmlDeclExpects = ["version"];
+        this.entityReturnState = void 0;
+        let { defaultXMLVersion } = this.opt;
+        if (defaultXMLVersion === void 0) {
+          if (this.opt.forceXMLVersion === true) {
+            throw new Error("forceXMLVersion set but defaultXMLVersion is not set");
+          }
+          defaultXMLVersion = "1.0";
+        }
+        this.setXMLVersion(defaultXMLVersion);
+        this.positionAtNewLine = 0;
+        this.doctype = false;
+        this._closed = false;
+        this.xmlDecl = {
+          version: void 0,
+          encoding: void 0,
+          standalone: void 0
+        };
+        this.line = 1;
+        this.column = 0;
+        this.ENTITIES = Object.create(XML_ENTITIES);
+        (_a4 = this.readyHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this);
+      }
+      /**
+       * The stream position the parser is currently looking at. This field is
+       * zero-based.
+       *
+       * This field is not based on counting Unicode characters but is to be
+       * interpreted as a plain index into a JavaScript string.
+       */
+      get position() {
+        return this.chunkPosition + this.i;
+      }
+      /**
+       * The column number of the next character to be read by the parser.  *
+       * This field is zero-based. (The first column in a line is 0.)
+       *
+       * This field reports the index at which the next character would be in the
+       * line if the line were represented as a JavaScript string.  Note that this
+       * *can* be different to a count based on the number of *Unicode characters*
+       * due to how JavaScript handles astral plane characters.
+       *
+       * See [[column]] for a number that corresponds to a count of Unicode
+       * characters.
+       */
+      get columnIndex() {
+        return this.position - this.positionAtNewLine;
+      }
+      /**
+       * Set an event listener on an event. The parser supports one handler per
+       * event type. If you try to set an event handler over an existing handler,
+       * the old handler is silently overwritten.
+       *
+       * @param name The event to listen to.
+       *
+       * @param handler The handler to set.
+       */
+      on(name, handler) {
+        this[EVENT_NAME_TO_HANDLER_NAME[name]] = handler;
+      }
+      /**
+       * Unset an event handler.
+       *
+       * @parma name The event to stop listening to.
+       */
+      off(name) {
+        this[EVENT_NAME_TO_HANDLER_NAME[name]] = void 0;
+      }
+      /**
+       * Make an error object. The error object will have a message that contains
+       * the ``fileName`` option passed at the creation of the parser. If position
+       * tracking was turned on, it will also have line and column number
+       * information.
+       *
+       * @param message The message describing the error to report.
+       *
+       * @returns An error object with a properly formatted message.
+       */
+      makeError(message) {
+        var _a4;
+        let msg = (_a4 = this.fileName) !== null && _a4 !== void 0 ? _a4 : "";
+        if (this.trackPosition) {
+          if (msg.length > 0) {
+            msg += ":";
+          }
+          msg += `${this.line}:${this.column}`;
+        }
+        if (msg.length > 0) {
+          msg += ": ";
+        }
+        return new Error(msg + message);
+      }
+      /**
+       * Report a parsing error. This method is made public so that client code may
+       * check for issues that are outside the scope of this project and can report
+       * errors.
+       *
+       * @param message The error to report.
+       *
+       * @returns this
+       */
+      fail(message) {
+        const err = this.makeError(message);
+        const handler = this.errorHandler;
+        if (handler === void 0) {
+          throw err;
+        } else {
+          handler(err);
+        }
+        return this;
+      }
+      /**
+       * Write a XML data to the parser.
+       *
+       * @param chunk The XML data to write.
+       *
+       * @returns this
+       */
+      // We do need object for the type here. Yes, it often causes problems
+      // but not in this case.
+      write(chunk) {
+        if (this.closed) {
+          return this.fail("cannot write after close; assign an onready handler.");
+        }
+        let end = false;
+        if (chunk === null) {
+          end = true;
+          chunk = "";
+        } else if (typeof chunk === "object") {
+          chunk = chunk.toString();
+        }
+        if (this.carriedFromPrevious !== void 0) {
+          chunk = `${this.carriedFromPrevious}${chunk}`;
+          this.carriedFromPrevious = void 0;
+        }
+        let limit = chunk.length;
+        const lastCode = chunk.charCodeAt(limit - 1);
+        if (!end && // A trailing CR or surrogate must be carried over to the next
+        // chunk.
+        (lastCode === CR || lastCode >= 55296 && lastCode <= 56319)) {
+          this.carriedFromPrevious = chunk[limit - 1];
+          limit--;
+          chunk = chunk.slice(0, limit);
+        }
+        const { stateTable } = this;
+        this.chunk = chunk;
+        this.i = 0;
+        while (this.i < limit) {
+          stateTable[this.state].call(this);
+        }
+        this.chunkPosition += limit;
+        return end ? this.end() : this;
+      }
+      /**
+       * Close the current stream. Perform final well-formedness checks and reset
+       * the parser tstate.
+       *
+       * @returns this
+       */
+      close() {
+        return this.write(null);
+      }
+      /**
+       * Get a single code point out of the current chunk. This updates the current
+       * position if we do position tracking.
+       *
+       * This is the algorithm to use for XML 1.0.
+       *
+       * @returns The character read.
+       */
+      getCode10() {
+        const { chunk, i } = this;
+        this.prevI = i;
+        this.i = i + 1;
+        if (i >= chunk.length) {
+          return EOC;
+        }
+        const code = chunk.charCodeAt(i);
+        this.column++;
+        if (code < 55296) {
+          if (code >= SPACE || code === TAB) {
+            return code;
+          }
+          switch (code) {
+            case NL:
+              this.line++;
+              this.column = 0;
+              this.positionAtNewLine = this.position;
+              return NL;
+            case CR:
+              if (chunk.charCodeAt(i + 1) === NL) {
+                this.i = i + 2;
+              }
+              this.line++;
+              this.column = 0;
+              this.positionAtNewLine = this.position;
+              return NL_LIKE;
+            default:
+              this.fail("disallowed character.");
+              return code;
+          }
+        }
+        if (code > 56319) {
+          if (!(code >= 57344 && code <= 65533)) {
+            this.fail("disallowed character.");
+          }
+          return code;
+        }
+        const final = 65536 + (code - 55296) * 1024 + (chunk.charCodeAt(i + 1) - 56320);
+        this.i = i + 2;
+        if (final > 1114111) {
+          this.fail("disallowed character.");
+        }
+        return final;
+      }
+      /**
+       * Get a single code point out of the current chunk. This updates the current
+       * position if we do position tracking.
+       *
+       * This is the algorithm to use for XML 1.1.
+       *
+       * @returns {number} The character read.
+       */
+      getCode11() {
+        const { chunk, i } = this;
+        this.prevI = i;
+        this.i = i + 1;
+        if (i >= chunk.length) {
+          return EOC;
+        }
+        const code = chunk.charCodeAt(i);
+        this.column++;
+        if (code < 55296) {
+          if (code > 31 && code < 127 || code > 159 && code !== LS || code === TAB) {
+            return code;
+          }
+          switch (code) {
+            case NL:
+              this.line++;
+              this.column = 0;
+              this.positionAtNewLine = this.position;
+              return NL;
+            case CR: {
+              const next = chunk.charCodeAt(i + 1);
+              if (next === NL || next === NEL) {
+                this.i = i + 2;
+              }
+            }
+            /* yes, fall through */
+            case NEL:
+            // 0x85
+            case LS:
+              this.line++;
+              this.column = 0;
+              this.positionAtNewLine = this.position;
+              return NL_LIKE;
+            default:
+              this.fail("disallowed character.");
+              return code;
+          }
+        }
+        if (code > 56319) {
+          if (!(code >= 57344 && code <= 65533)) {
+            this.fail("disallowed character.");
+          }
+          return code;
+        }
+        const final = 65536 + (code - 55296) * 1024 + (chunk.charCodeAt(i + 1) - 56320);
+        this.i = i + 2;
+        if (final > 1114111) {
+          this.fail("disallowed character.");
+        }
+        return final;
+      }
+      /**
+       * Like ``getCode`` but with the return value normalized so that ``NL`` is
+       * returned for ``NL_LIKE``.
+       */
+      getCodeNorm() {
+        const c = this.getCode();
+        return c === NL_LIKE ? NL : c;
+      }
+      unget() {
+        this.i = this.prevI;
+        this.column--;
+      }
+      /**
+       * Capture characters into a buffer until encountering one of a set of
+       * characters.
+       *
+       * @param chars An array of codepoints. Encountering a character in the array
+       * ends the capture. (``chars`` may safely contain ``NL``.)
+       *
+       * @return The character code that made the capture end, or ``EOC`` if we hit
+       * the end of the chunk. The return value cannot be NL_LIKE: NL is returned
+       * instead.
+       */
+      captureTo(chars) {
+        let { i: start } = this;
+        const { chunk } = this;
+        while (true) {
+          const c = this.getCode();
+          const isNLLike = c === NL_LIKE;
+          const final = isNLLike ? NL : c;
+          if (final === EOC || chars.includes(final)) {
+            this.text += chunk.slice(start, this.prevI);
+            return final;
+          }
+          if (isNLLike) {
+            this.text += `${chunk.slice(start, this.prevI)}
+`;
+            start = this.i;
+          }
+        }
+      }
+      /**
+       * Capture characters into a buffer until encountering a character.
+       *
+       * @param char The codepoint that ends the capture. **NOTE ``char`` MAY NOT
+       * CONTAIN ``NL``.** Passing ``NL`` will result in buggy behavior.
+       *
+       * @return ``true`` if we ran into the character. Otherwise, we ran into the
+       * end of the current chunk.
+       */
+      captureToChar(char) {
+        let { i: start } = this;
+        const { chunk } = this;
+        while (true) {
+          let c = this.getCode();
+          switch (c) {
+            case NL_LIKE:
+              this.text += `${chunk.slice(start, this.prevI)}
+`;
+              start = this.i;
+              c = NL;
+              break;
+            case EOC:
+              this.text += chunk.slice(start);
+              return false;
+            default:
+          }
+          if (c === char) {
+            this.text += chunk.slice(start, this.prevI);
+            return true;
+          }
+        }
+      }
+      /**
+       * Capture characters that satisfy ``isNameChar`` into the ``name`` field of
+       * this parser.
+       *
+       * @return The character code that made the test fail, or ``EOC`` if we hit
+       * the end of the chunk. The return value cannot be NL_LIKE: NL is returned
+       * instead.
+       */
+      captureNameChars() {
+        const { chunk, i: start } = this;
+        while (true) {
+          const c = this.getCode();
+          if (c === EOC) {
+            this.name += chunk.slice(start);
+            return EOC;
+          }
+          if (!isNameChar(c)) {
+            this.name += chunk.slice(start, this.prevI);
+            return c === NL_LIKE ? NL : c;
+          }
+        }
+      }
+      /**
+       * Skip white spaces.
+       *
+       * @return The character that ended the skip, or ``EOC`` if we hit
+       * the end of the chunk. The return value cannot be NL_LIKE: NL is returned
+       * instead.
+       */
+      skipSpaces() {
+        while (true) {
+          const c = this.getCodeNorm();
+          if (c === EOC || !isS(c)) {
+            return c;
+          }
+        }
+      }
+      setXMLVersion(version2) {
+        this.currentXMLVersion = version2;
+        if (version2 === "1.0") {
+          this.isChar = isChar10;
+          this.getCode = this.getCode10;
+        } else {
+          this.isChar = isChar11;
+          this.getCode = this.getCode11;
+        }
+      }
+      // STATE ENGINE METHODS
+      // This needs to be a state separate from S_BEGIN_WHITESPACE because we want
+      // to be sure never to come back to this state later.
+      sBegin() {
+        if (this.chunk.charCodeAt(0) === 65279) {
+          this.i++;
+          this.column++;
+        }
+        this.state = S_BEGIN_WHITESPACE;
+      }
+      sBeginWhitespace() {
+        const iBefore = this.i;
+        const c = this.skipSpaces();
+        if (this.prevI !== iBefore) {
+          this.xmlDeclPossible = false;
+        }
+        switch (c) {
+          case LESS:
+            this.state = S_OPEN_WAKA;
+            if (this.text.length !== 0) {
+              throw new Error("no-empty text at start");
+            }
+            break;
+          case EOC:
+            break;
+          default:
+            this.unget();
+            this.state = S_TEXT;
+            this.xmlDeclPossible = false;
+        }
+      }
+      sDoctype() {
+        var _a4;
+        const c = this.captureTo(DOCTYPE_TERMINATOR);
+        switch (c) {
+          case GREATER: {
+            (_a4 = this.doctypeHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, this.text);
+            this.text = "";
+            this.state = S_TEXT;
+            this.doctype = true;
+            break;
+          }
+          case EOC:
+            break;
+          default:
+            this.text += String.fromCodePoint(c);
+            if (c === OPEN_BRACKET) {
+              this.state = S_DTD;
+            } else if (isQuote(c)) {
+              this.state = S_DOCTYPE_QUOTE;
+              this.q = c;
+            }
+        }
+      }
+      sDoctypeQuote() {
+        const q = this.q;
+        if (this.captureToChar(q)) {
+          this.text += String.fromCodePoint(q);
+          this.q = null;
+          this.state = S_DOCTYPE;
+        }
+      }
+      sDTD() {
+        const c = this.captureTo(DTD_TERMINATOR);
+        if (c === EOC) {
+          return;
+        }
+        this.text += String.fromCodePoint(c);
+        if (c === CLOSE_BRACKET) {
+          this.state = S_DOCTYPE;
+        } else if (c === LESS) {
+          this.state = S_DTD_OPEN_WAKA;
+        } else if (isQuote(c)) {
+          this.state = S_DTD_QUOTED;
+          this.q = c;
+        }
+      }
+      sDTDQuoted() {
+        const q = this.q;
+        if (this.captureToChar(q)) {
+          this.text += String.fromCodePoint(q);
+          this.state = S_DTD;
+          this.q = null;
+        }
+      }
+      sDTDOpenWaka() {
+        const c = this.getCodeNorm();
+        this.text += String.fromCodePoint(c);
+        switch (c) {
+          case BANG:
+            this.state = S_DTD_OPEN_WAKA_BANG;
+            this.openWakaBang = "";
+            break;
+          case QUESTION:
+            this.state = S_DTD_PI;
+            break;
+          default:
+            this.state = S_DTD;
+        }
+      }
+      sDTDOpenWakaBang() {
+        const char = String.fromCodePoint(this.getCodeNorm());
+        const owb = this.openWakaBang += char;
+        this.text += char;
+        if (owb !== "-") {
+          this.state = owb === "--" ? S_DTD_COMMENT : S_DTD;
+          this.openWakaBang = "";
+        }
+      }
+      sDTDComment() {
+        if (this.captureToChar(MINUS2)) {
+          this.text += "-";
+          this.state = S_DTD_COMMENT_ENDING;
+        }
+      }
+      sDTDCommentEnding() {
+        const c = this.getCodeNorm();
+        this.text += String.fromCodePoint(c);
+        this.state = c === MINUS2 ? S_DTD_COMMENT_ENDED : S_DTD_COMMENT;
+      }
+      sDTDCommentEnded() {
+        const c = this.getCodeNorm();
+        this.text += String.fromCodePoint(c);
+        if (c === GREATER) {
+          this.state = S_DTD;
+        } else {
+          this.fail("malformed comment.");
+          this.state = S_DTD_COMMENT;
+        }
+      }
+      sDTDPI() {
+        if (this.captureToChar(QUESTION)) {
+          this.text += "?";
+          this.state = S_DTD_PI_ENDING;
+        }
+      }
+      sDTDPIEnding() {
+        const c = this.getCodeNorm();
+        this.text += String.fromCodePoint(c);
+        if (c === GREATER) {
+          this.state = S_DTD;
+        }
+      }
+      sText() {
+        if (this.tags.length !== 0) {
+          this.handleTextInRoot();
+        } else {
+          this.handleTextOutsideRoot();
+        }
+      }
+      sEntity() {
+        let { i: start } = this;
+        const { chunk } = this;
+        loop:
+          while (true) {
+            switch (this.getCode()) {
+              case NL_LIKE:
+                this.entity += `${chunk.slice(start, this.prevI)}
+`;
+                start = this.i;
+                break;
+              case SEMICOLON: {
+                const { entityReturnState } = this;
+                const entity = this.entity + chunk.slice(start, this.prevI);
+                this.state = entityReturnState;
+                let parsed;
+                if (entity === "") {
+                  this.fail("empty entity name.");
+                  parsed = "&;";
+                } else {
+                  parsed = this.parseEntity(entity);
+                  this.entity = "";
+                }
+                if (entityReturnState !== S_TEXT || this.textHandler !== void 0) {
+                  this.text += parsed;
+                }
+                break loop;
+              }
+              case EOC:
+                this.entity += chunk.slice(start);
+                break loop;
+              default:
+            }
+          }
+      }
+      sOpenWaka() {
+        const c = this.getCode();
+        if (isNameStartChar(c)) {
+          this.state = S_OPEN_TAG;
+          this.unget();
+          this.xmlDeclPossible = false;
+        } else {
+          switch (c) {
+            case FORWARD_SLASH:
+              this.state = S_CLOSE_TAG;
+              this.xmlDeclPossible = false;
+              break;
+            case BANG:
+              this.state = S_OPEN_WAKA_BANG;
+              this.openWakaBang = "";
+              this.xmlDeclPossible = false;
+              break;
+            case QUESTION:
+              this.state = S_PI_FIRST_CHAR;
+              break;
+            default:
+              this.fail("disallowed character in tag name");
+              this.state = S_TEXT;
+              this.xmlDeclPossible = false;
+          }
+        }
+      }
+      sOpenWakaBang() {
+        this.openWakaBang += String.fromCodePoint(this.getCodeNorm());
+        switch (this.openWakaBang) {
+          case "[CDATA[":
+            if (!this.sawRoot && !this.reportedTextBeforeRoot) {
+              this.fail("text data outside of root node.");
+              this.reportedTextBeforeRoot = true;
+            }
+            if (this.closedRoot && !this.reportedTextAfterRoot) {
+              this.fail("text data outside of root node.");
+              this.reportedTextAfterRoot = true;
+            }
+            this.state = S_CDATA;
+            this.openWakaBang = "";
+            break;
+          case "--":
+            this.state = S_COMMENT;
+            this.openWakaBang = "";
+            break;
+          case "DOCTYPE":
+            this.state = S_DOCTYPE;
+            if (this.doctype || this.sawRoot) {
+              this.fail("inappropriately located doctype declaration.");
+            }
+            this.openWakaBang = "";
+            break;
+          default:
+            if (this.openWakaBang.length >= 7) {
+              this.fail("incorrect syntax.");
+            }
+        }
+      }
+      sComment() {
+        if (this.captureToChar(MINUS2)) {
+          this.state = S_COMMENT_ENDING;
+        }
+      }
+      sCommentEnding() {
+        var _a4;
+        const c = this.getCodeNorm();
+        if (c === MINUS2) {
+          this.state = S_COMMENT_ENDED;
+          (_a4 = this.commentHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, this.text);
+          this.text = "";
+        } else {
+          this.text += `-${String.fromCodePoint(c)}`;
+          this.state = S_COMMENT;
+        }
+      }
+      sCommentEnded() {
+        const c = this.getCodeNorm();
+        if (c !== GREATER) {
+          this.fail("malformed comment.");
+          this.text += `--${String.fromCodePoint(c)}`;
+          this.state = S_COMMENT;
+        } else {
+          this.state = S_TEXT;
+        }
+      }
+      sCData() {
+        if (this.captureToChar(CLOSE_BRACKET)) {
+          this.state = S_CDATA_ENDING;
+        }
+      }
+      sCDataEnding() {
+        const c = this.getCodeNorm();
+        if (c === CLOSE_BRACKET) {
+          this.state = S_CDATA_ENDING_2;
+        } else {
+          this.text += `]${String.fromCodePoint(c)}`;
+          this.state = S_CDATA;
+        }
+      }
+      sCDataEnding2() {
+        var _a4;
+        const c = this.getCodeNorm();
+        switch (c) {
+          case GREATER: {
+            (_a4 = this.cdataHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, this.text);
+            this.text = "";
+            this.state = S_TEXT;
+            break;
+          }
+          case CLOSE_BRACKET:
+            this.text += "]";
+            break;
+          default:
+            this.text += `]]${String.fromCodePoint(c)}`;
+            this.state = S_CDATA;
+        }
+      }
+      // We need this separate state to check the first character fo the pi target
+      // with this.nameStartCheck which allows less characters than this.nameCheck.
+      sPIFirstChar() {
+        const c = this.getCodeNorm();
+        if (this.nameStartCheck(c)) {
+          this.piTarget += String.fromCodePoint(c);
+          this.state = S_PI_REST;
+        } else if (c === QUESTION || isS(c)) {
+          this.fail("processing instruction without a target.");
+          this.state = c === QUESTION ? S_PI_ENDING : S_PI_BODY;
+        } else {
+          this.fail("disallowed character in processing instruction name.");
+          this.piTarget += String.fromCodePoint(c);
+          this.state = S_PI_REST;
+        }
+      }
+      sPIRest() {
+        const { chunk, i: start } = this;
+        while (true) {
+          const c = this.getCodeNorm();
+          if (c === EOC) {
+            this.piTarget += chunk.slice(start);
+            return;
+          }
+          if (!this.nameCheck(c)) {
+            this.piTarget += chunk.slice(start, this.prevI);
+            const isQuestion = c === QUESTION;
+            if (isQuestion || isS(c)) {
+              if (this.piTarget === "xml") {
+                if (!this.xmlDeclPossible) {
+                  this.fail("an XML declaration must be at the start of the document.");
+                }
+                this.state = isQuestion ? S_XML_DECL_ENDING : S_XML_DECL_NAME_START;
+              } else {
+                this.state = isQuestion ? S_PI_ENDING : S_PI_BODY;
+              }
+            } else {
+              this.fail("disallowed character in processing instruction name.");
+              this.piTarget += String.fromCodePoint(c);
+            }
+            break;
+          }
+        }
+      }
+      sPIBody() {
+        if (this.text.length === 0) {
+          const c = this.getCodeNorm();
+          if (c === QUESTION) {
+            this.state = S_PI_ENDING;
+          } else if (!isS(c)) {
+            this.text = String.fromCodePoint(c);
+          }
+        } else if (this.captureToChar(QUESTION)) {
+          this.state = S_PI_ENDING;
+        }
+      }
+      sPIEnding() {
+        var _a4;
+        const c = this.getCodeNorm();
+        if (c === GREATER) {
+          const { piTarget } = this;
+          if (piTarget.toLowerCase() === "xml") {
+            this.fail("the XML declaration must appear at the start of the document.");
+          }
+          (_a4 = this.piHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, {
+            target: piTarget,
+            body: this.text
+          });
+          this.piTarget = this.text = "";
+          this.state = S_TEXT;
+        } else if (c === QUESTION) {
+          this.text += "?";
+        } else {
+          this.text += `?${String.fromCodePoint(c)}`;
+          this.state = S_PI_BODY;
+        }
+        this.xmlDeclPossible = false;
+      }
+      sXMLDeclNameStart() {
+        const c = this.skipSpaces();
+        if (c === QUESTION) {
+          this.state = S_XML_DECL_ENDING;
+          return;
+        }
+        if (c !== EOC) {
+          this.state = S_XML_DECL_NAME;
+          this.name = String.fromCodePoint(c);
+        }
+      }
+      sXMLDeclName() {
+        const c = this.captureTo(XML_DECL_NAME_TERMINATOR);
+        if (c === QUESTION) {
+          this.state = S_XML_DECL_ENDING;
+          this.name += this.text;
+          this.text = "";
+          this.fail("XML declaration is incomplete.");
+          return;
+        }
+        if (!(isS(c) || c === EQUAL)) {
+          return;
+        }
+        this.name += this.text;
+        this.text = "";
+        if (!this.xmlDeclExpects.includes(this.name)) {
+          switch (this.name.length) {
+            case 0:
+              this.fail("did not expect any more name/value pairs.");
+              break;
+            case 1:
+              this.fail(`expected the name ${this.xmlDeclExpects[0]}.`);
+              break;
+            default:
+              this.fail(`expected one of ${this.xmlDeclExpects.join(", ")}`);
+          }
+        }
+        this.state = c === EQUAL ? S_XML_DECL_VALUE_START : S_XML_DECL_EQ;
+      }
+      sXMLDeclEq() {
+        const c = this.getCodeNorm();
+        if (c === QUESTION) {
+          this.state = S_XML_DECL_ENDING;
+          this.fail("XML declaration is incomplete.");
+          return;
+        }
+        if (isS(c)) {
+          return;
+        }
+        if (c !== EQUAL) {
+          this.fail("value required.");
+        }
+        this.state = S_XML_DECL_VALUE_START;
+      }
+      sXMLDeclValueStart() {
+        const c = this.getCodeNorm();
+        if (c === QUESTION) {
+          this.state = S_XML_DECL_ENDING;
+          this.fail("XML declaration is incomplete.");
+          return;
+        }
+        if (isS(c)) {
+          return;
+        }
+        if (!isQuote(c)) {
+          this.fail("value must be quoted.");
+          this.q = SPACE;
+        } else {
+          this.q = c;
+        }
+        this.state = S_XML_DECL_VALUE;
+      }
+      sXMLDeclValue() {
+        const c = this.captureTo([this.q, QUESTION]);
+        if (c === QUESTION) {
+          this.state = S_XML_DECL_ENDING;
+          this.text = "";
+          this.fail("XML declaration is incomplete.");
+          return;
+        }
+        if (c === EOC) {
+          return;
+        }
+        const value = this.text;
+        this.text = "";
+        switch (this.name) {
+          case "version": {
+            this.xmlDeclExpects = ["encoding", "standalone"];
+            const version2 = value;
+            this.xmlDecl.version = version2;
+            if (!/^1\.[0-9]+$/.test(version2)) {
+              this.fail("version number must match /^1\\.[0-9]+$/.");
+            } else if (!this.opt.forceXMLVersion) {
+              this.setXMLVersion(version2);
+            }
+            break;
+          }
+          case "encoding":
+            if (!/^[A-Za-z][A-Za-z0-9._-]*$/.test(value)) {
+              this.fail("encoding value must match /^[A-Za-z0-9][A-Za-z0-9._-]*$/.");
+            }
+            this.xmlDeclExpects = ["standalone"];
+            this.xmlDecl.encoding = value;
+            break;
+          case "standalone":
+            if (value !== "yes" && value !== "no") {
+              this.fail('standalone value must match "yes" or "no".');
+            }
+            this.xmlDeclExpects = [];
+            this.xmlDecl.standalone = value;
+            break;
+          default:
+        }
+        this.name = "";
+        this.state = S_XML_DECL_SEPARATOR;
+      }
+      sXMLDeclSeparator() {
+        const c = this.getCodeNorm();
+        if (c === QUESTION) {
+          this.state = S_XML_DECL_ENDING;
+          return;
+        }
+        if (!isS(c)) {
+          this.fail("whitespace required.");
+          this.unget();
+        }
+        this.state = S_XML_DECL_NAME_START;
+      }
+      sXMLDeclEnding() {
+        var _a4;
+        const c = this.getCodeNorm();
+        if (c === GREATER) {
+          if (this.piTarget !== "xml") {
+            this.fail("processing instructions are not allowed before root.");
+          } else if (this.name !== "version" && this.xmlDeclExpects.includes("version")) {
+            this.fail("XML declaration must contain a version.");
+          }
+          (_a4 = this.xmldeclHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, this.xmlDecl);
+          this.name = "";
+          this.piTarget = this.text = "";
+          this.state = S_TEXT;
+        } else {
+          this.fail("The character ? is disallowed anywhere in XML declarations.");
+        }
+        this.xmlDeclPossible = false;
+      }
+      sOpenTag() {
+        var _a4;
+        const c = this.captureNameChars();
+        if (c === EOC) {
+          return;
+        }
+        const tag = this.tag = {
+          name: this.name,
+          attributes: /* @__PURE__ */ Object.create(null)
+        };
+        this.name = "";
+        if (this.xmlnsOpt) {
+          this.topNS = tag.ns = /* @__PURE__ */ Object.create(null);
+        }
+        (_a4 = this.openTagStartHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, tag);
+        this.sawRoot = true;
+        if (!this.fragmentOpt && this.closedRoot) {
+          this.fail("documents may contain only one root.");
+        }
+        switch (c) {
+          case GREATER:
+            this.openTag();
+            break;
+          case FORWARD_SLASH:
+            this.state = S_OPEN_TAG_SLASH;
+            break;
+          default:
+            if (!isS(c)) {
+              this.fail("disallowed character in tag name.");
+            }
+            this.state = S_ATTRIB;
+        }
+      }
+      sOpenTagSlash() {
+        if (this.getCode() === GREATER) {
+          this.openSelfClosingTag();
+        } else {
+          this.fail("forward-slash in opening tag not followed by >.");
+          this.state = S_ATTRIB;
+        }
+      }
+      sAttrib() {
+        const c = this.skipSpaces();
+        if (c === EOC) {
+          return;
+        }
+        if (isNameStartChar(c)) {
+          this.unget();
+          this.state = S_ATTRIB_NAME;
+        } else if (c === GREATER) {
+          this.openTag();
+        } else if (c === FORWARD_SLASH) {
+          this.state = S_OPEN_TAG_SLASH;
+        } else {
+          this.fail("disallowed character in attribute name.");
+        }
+      }
+      sAttribName() {
+        const c = this.captureNameChars();
+        if (c === EQUAL) {
+          this.state = S_ATTRIB_VALUE;
+        } else if (isS(c)) {
+          this.state = S_ATTRIB_NAME_SAW_WHITE;
+        } else if (c === GREATER) {
+          this.fail("attribute without value.");
+          this.pushAttrib(this.name, this.name);
+          this.name = this.text = "";
+          this.openTag();
+        } else if (c !== EOC) {
+          this.fail("disallowed character in attribute name.");
+        }
+      }
+      sAttribNameSawWhite() {
+        const c = this.skipSpaces();
+        switch (c) {
+          case EOC:
+            return;
+          case EQUAL:
+            this.state = S_ATTRIB_VALUE;
+            break;
+          default:
+            this.fail("attribute without value.");
+            this.text = "";
+            this.name = "";
+            if (c === GREATER) {
+              this.openTag();
+            } else if (isNameStartChar(c)) {
+              this.unget();
+              this.state = S_ATTRIB_NAME;
+            } else {
+              this.fail("disallowed character in attribute name.");
+              this.state = S_ATTRIB;
+            }
+        }
+      }
+      sAttribValue() {
+        const c = this.getCodeNorm();
+        if (isQuote(c)) {
+          this.q = c;
+          this.state = S_ATTRIB_VALUE_QUOTED;
+        } else if (!isS(c)) {
+          this.fail("unquoted attribute value.");
+          this.state = S_ATTRIB_VALUE_UNQUOTED;
+          this.unget();
+        }
+      }
+      sAttribValueQuoted() {
+        const { q, chunk } = this;
+        let { i: start } = this;
+        while (true) {
+          switch (this.getCode()) {
+            case q:
+              this.pushAttrib(this.name, this.text + chunk.slice(start, this.prevI));
+              this.name = this.text = "";
+              this.q = null;
+              this.state = S_ATTRIB_VALUE_CLOSED;
+              return;
+            case AMP:
+              this.text += chunk.slice(start, this.prevI);
+              this.state = S_ENTITY;
+              this.entityReturnState = S_ATTRIB_VALUE_QUOTED;
+              return;
+            case NL:
+            case NL_LIKE:
+            case TAB:
+              this.text += `${chunk.slice(start, this.prevI)} `;
+              start = this.i;
+              break;
+            case LESS:
+              this.text += chunk.slice(start, this.prevI);
+              this.fail("disallowed character.");
+              return;
+            case EOC:
+              this.text += chunk.slice(start);
+              return;
+            default:
+          }
+        }
+      }
+      sAttribValueClosed() {
+        const c = this.getCodeNorm();
+        if (isS(c)) {
+          this.state = S_ATTRIB;
+        } else if (c === GREATER) {
+          this.openTag();
+        } else if (c === FORWARD_SLASH) {
+          this.state = S_OPEN_TAG_SLASH;
+        } else if (isNameStartChar(c)) {
+          this.fail("no whitespace between attributes.");
+          this.unget();
+          this.state = S_ATTRIB_NAME;
+        } else {
+          this.fail("disallowed character in attribute name.");
+        }
+      }
+      sAttribValueUnquoted() {
+        const c = this.captureTo(ATTRIB_VALUE_UNQUOTED_TERMINATOR);
+        switch (c) {
+          case AMP:
+            this.state = S_ENTITY;
+            this.entityReturnState = S_ATTRIB_VALUE_UNQUOTED;
+            break;
+          case LESS:
+            this.fail("disallowed character.");
+            break;
+          case EOC:
+            break;
+          default:
+            if (this.text.includes("]]>")) {
+              this.fail('the string "]]>" is disallowed in char data.');
+            }
+            this.pushAttrib(this.name, this.text);
+            this.name = this.text = "";
+            if (c === GREATER) {
+              this.openTag();
+            } else {
+              this.state = S_ATTRIB;
+            }
+        }
+      }
+      sCloseTag() {
+        const c = this.captureNameChars();
+        if (c === GREATER) {
+          this.closeTag();
+        } else if (isS(c)) {
+          this.state = S_CLOSE_TAG_SAW_WHITE;
+        } else if (c !== EOC) {
+          this.fail("disallowed character in closing tag.");
+        }
+      }
+      sCloseTagSawWhite() {
+        switch (this.skipSpaces()) {
+          case GREATER:
+            this.closeTag();
+            break;
+          case EOC:
+            break;
+          default:
+            this.fail("disallowed character in closing tag.");
+        }
+      }
+      // END OF STATE ENGINE METHODS
+      handleTextInRoot() {
+        let { i: start, forbiddenState } = this;
+        const { chunk, textHandler: handler } = this;
+        scanLoop:
+          while (true) {
+            switch (this.getCode()) {
+              case LESS: {
+                this.state = S_OPEN_WAKA;
+                if (handler !== void 0) {
+                  const { text: text2 } = this;
+                  const slice = chunk.slice(start, this.prevI);
+                  if (text2.length !== 0) {
+                    handler(text2 + slice);
+                    this.text = "";
+                  } else if (slice.length !== 0) {
+                    handler(slice);
+                  }
+                }
+                forbiddenState = FORBIDDEN_START;
+                break scanLoop;
+              }
+              case AMP:
+                this.state = S_ENTITY;
+                this.entityReturnState = S_TEXT;
+                if (handler !== void 0) {
+                  this.text += chunk.slice(start, this.prevI);
+                }
+                forbiddenState = FORBIDDEN_START;
+                break scanLoop;
+              case CLOSE_BRACKET:
+                switch (forbiddenState) {
+                  case FORBIDDEN_START:
+                    forbiddenState = FORBIDDEN_BRACKET;
+                    break;
+                  case FORBIDDEN_BRACKET:
+                    forbiddenState = FORBIDDEN_BRACKET_BRACKET;
+                    break;
+                  case FORBIDDEN_BRACKET_BRACKET:
+                    break;
+                  default:
+                    throw new Error("impossible state");
+                }
+                break;
+              case GREATER:
+                if (forbiddenState === FORBIDDEN_BRACKET_BRACKET) {
+                  this.fail('the string "]]>" is disallowed in char data.');
+                }
+                forbiddenState = FORBIDDEN_START;
+                break;
+              case NL_LIKE:
+                if (handler !== void 0) {
+                  this.text += `${chunk.slice(start, this.prevI)}
+`;
+                }
+                start = this.i;
+                forbiddenState = FORBIDDEN_START;
+                break;
+              case EOC:
+                if (handler !== void 0) {
+                  this.text += chunk.slice(start);
+                }
+                break scanLoop;
+              default:
+                forbiddenState = FORBIDDEN_START;
+            }
+          }
+        this.forbiddenState = forbiddenState;
+      }
+      handleTextOutsideRoot() {
+        let { i: start } = this;
+        const { chunk, textHandler: handler } = this;
+        let nonSpace = false;
+        outRootLoop:
+          while (true) {
+            const code = this.getCode();
+            switch (code) {
+              case LESS: {
+                this.state = S_OPEN_WAKA;
+                if (handler !== void 0) {
+                  const { text: text2 } = this;
+                  const slice = chunk.slice(start, this.prevI);
+                  if (text2.length !== 0) {
+                    handler(text2 + slice);
+                    this.text = "";
+                  } else if (slice.length !== 0) {
+                    handler(slice);
+                  }
+                }
+                break outRootLoop;
+              }
+              case AMP:
+                this.state = S_ENTITY;
+                this.entityReturnState = S_TEXT;
+                if (handler !== void 0) {
+                  this.text += chunk.slice(start, this.prevI);
+                }
+                nonSpace = true;
+                break outRootLoop;
+              case NL_LIKE:
+                if (handler !== void 0) {
+                  this.text += `${chunk.slice(start, this.prevI)}
+`;
+                }
+                start = this.i;
+                break;
+              case EOC:
+                if (handler !== void 0) {
+                  this.text += chunk.slice(start);
+                }
+                break outRootLoop;
+              default:
+                if (!isS(code)) {
+                  nonSpace = true;
+                }
+            }
+          }
+        if (!nonSpace) {
+          return;
+        }
+        if (!this.sawRoot && !this.reportedTextBeforeRoot) {
+          this.fail("text data outside of root node.");
+          this.reportedTextBeforeRoot = true;
+        }
+        if (this.closedRoot && !this.reportedTextAfterRoot) {
+          this.fail("text data outside of root node.");
+          this.reportedTextAfterRoot = true;
+        }
+      }
+      pushAttribNS(name, value) {
+        var _a4;
+        const { prefix, local } = this.qname(name);
+        const attr = { name, prefix, local, value };
+        this.attribList.push(attr);
+        (_a4 = this.attributeHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, attr);
+        if (prefix === "xmlns") {
+          const trimmed = value.trim();
+          if (this.currentXMLVersion === "1.0" && trimmed === "") {
+            this.fail("invalid attempt to undefine prefix in XML 1.0");
+          }
+          this.topNS[local] = trimmed;
+          nsPairCheck(this, local, trimmed);
+        } else if (name === "xmlns") {
+          const trimmed = value.trim();
+          this.topNS[""] = trimmed;
+          nsPairCheck(this, "", trimmed);
+        }
+      }
+      pushAttribPlain(name, value) {
+        var _a4;
+        const attr = { name, value };
+        this.attribList.push(attr);
+        (_a4 = this.attributeHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, attr);
+      }
+      /**
+       * End parsing. This performs final well-formedness checks and resets the
+       * parser to a clean state.
+       *
+       * @returns this
+       */
+      end() {
+        var _a4, _b;
+        if (!this.sawRoot) {
+          this.fail("document must contain a root element.");
+        }
+        const { tags } = this;
+        while (tags.length > 0) {
+          const tag = tags.pop();
+          this.fail(`unclosed tag: ${tag.name}`);
+        }
+        if (this.state !== S_BEGIN && this.state !== S_TEXT) {
+          this.fail("unexpected end.");
+        }
+        const { text: text2 } = this;
+        if (text2.length !== 0) {
+          (_a4 = this.textHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, text2);
+          this.text = "";
+        }
+        this._closed = true;
+        (_b = this.endHandler) === null || _b === void 0 ? void 0 : _b.call(this);
+        this._init();
+        return this;
+      }
+      /**
+       * Resolve a namespace prefix.
+       *
+       * @param prefix The prefix to resolve.
+       *
+       * @returns The namespace URI or ``undefined`` if the prefix is not defined.
+       */
+      resolve(prefix) {
+        var _a4, _b;
+        let uri = this.topNS[prefix];
+        if (uri !== void 0) {
+          return uri;
+        }
+        const { tags } = this;
+        for (let index = tags.length - 1; index >= 0; index--) {
+          uri = tags[index].ns[prefix];
+          if (uri !== void 0) {
+            return uri;
+          }
+        }
+        uri = this.ns[prefix];
+        if (uri !== void 0) {
+          return uri;
+        }
+        return (_b = (_a4 = this.opt).resolvePrefix) === null || _b === void 0 ? void 0 : _b.call(_a4, prefix);
+      }
+      /**
+       * Parse a qname into its prefix and local name parts.
+       *
+       * @param name The name to parse
+       *
+       * @returns
+       */
+      qname(name) {
+        const colon = name.indexOf(":");
+        if (colon === -1) {
+          return { prefix: "", local: name };
+        }
+        const local = name.slice(colon + 1);
+        const prefix = name.slice(0, colon);
+        if (prefix === "" || local === "" || local.includes(":")) {
+          this.fail(`malformed name: ${name}.`);
+        }
+        return { prefix, local };
+      }
+      processAttribsNS() {
+        var _a4;
+        const { attribList } = this;
+        const tag = this.tag;
+        {
+          const { prefix, local } = this.qname(tag.name);
+          tag.prefix = prefix;
+          tag.local = local;
+          const uri = tag.uri = (_a4 = this.resolve(prefix)) !== null && _a4 !== void 0 ? _a4 : "";
+          if (prefix !== "") {
+            if (prefix === "xmlns") {
+              this.fail('tags may not have "xmlns" as prefix.');
+            }
+            if (uri === "") {
+              this.fail(`unbound namespace prefix: ${JSON.stringify(prefix)}.`);
+              tag.uri = prefix;
+            }
+          }
+        }
+        if (attribList.length === 0) {
+          return;
+        }
+        const { attributes } = tag;
+        const seen = /* @__PURE__ */ new Set();
+        for (const attr of attribList) {
+          const { name, prefix, local } = attr;
+          let uri;
+          let eqname;
+          if (prefix === "") {
+            uri = name === "xmlns" ? XMLNS_NAMESPACE : "";
+            eqname = name;
+          } else {
+            uri = this.resolve(prefix);
+            if (uri === void 0) {
+              this.fail(`unbound namespace prefix: ${JSON.stringify(prefix)}.`);
+              uri = prefix;
+            }
+            eqname = `{${uri}}${local}`;
+          }
+          if (seen.has(eqname)) {
+            this.fail(`duplicate attribute: ${eqname}.`);
+          }
+          seen.add(eqname);
+          attr.uri = uri;
+          attributes[name] = attr;
+        }
+        this.attribList = [];
+      }
+      processAttribsPlain() {
+        const { attribList } = this;
+        const attributes = this.tag.attributes;
+        for (const { name, value } of attribList) {
+          if (attributes[name] !== void 0) {
+            this.fail(`duplicate attribute: ${name}.`);
+          }
+          attributes[name] = value;
+        }
+        this.attribList = [];
+      }
+      /**
+       * Handle a complete open tag. This parser code calls this once it has seen
+       * the whole tag. This method checks for well-formeness and then emits
+       * ``onopentag``.
+       */
+      openTag() {
+        var _a4;
+        this.processAttribs();
+        const { tags } = this;
+        const tag = this.tag;
+        tag.isSelfClosing = false;
+        (_a4 = this.openTagHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, tag);
+        tags.push(tag);
+        this.state = S_TEXT;
+        this.name = "";
+      }
+      /**
+       * Handle a complete self-closing tag. This parser code calls this once it has
+       * seen the whole tag. This method checks for well-formeness and then emits
+       * ``onopentag`` and ``onclosetag``.
+       */
+      openSelfClosingTag() {
+        var _a4, _b, _c;
+        this.processAttribs();
+        const { tags } = this;
+        const tag = this.tag;
+        tag.isSelfClosing = true;
+        (_a4 = this.openTagHandler) === null || _a4 === void 0 ? void 0 : _a4.call(this, tag);
+        (_b = this.closeTagHandler) === null || _b === void 0 ? void 0 : _b.call(this, tag);
+        const top = this.tag = (_c = tags[tags.length - 1]) !== null && _c !== void 0 ? _c : null;
+        if (top === null) {
+          this.closedRoot = true;
+        }
+        this.state = S_TEXT;
+        this.name = "";
+      }
+      /**
+       * Handle a complete close tag. This parser code calls this once it has seen
+       * the whole tag. This method checks for well-formeness and then emits
+       * ``onclosetag``.
+       */
+      closeTag() {
+        const { tags, name } = this;
+        this.state = S_TEXT;
+        this.name = "";
+        if (name === "") {
+          this.fail("weird empty close tag.");
+          this.text += "</>";
+          return;
+        }
+        const handler = this.closeTagHandler;
+        let l = tags.length;
+        while (l-- > 0) {
+          const tag = this.tag = tags.pop();
+          this.topNS = tag.ns;
+          handler === null || handler === void 0 ? void 0 : handler(tag);
+          if (tag.name === name) {
+            break;
+          }
+          this.fail("unexpected close tag.");
+        }
+        if (l === 0) {
+          this.closedRoot = true;
+        } else if (l < 0) {
+          this.fail(`unmatched closing tag: ${name}.`);
+          this.text += `</${name}>`;
+        }
+      }
+      /**
+       * Resolves an entity. Makes any necessary well-formedness checks.
+       *
+       * @param entity The entity to resolve.
+       *
+       * @returns The parsed entity.
+       */
+      parseEntity(entity) {
+        if (entity[0] !== "#") {
+          const defined = this.ENTITIES[entity];
+          if (defined !== void 0) {
+            return defined;
+          }
+          this.fail(this.isName(entity) ? "undefined entity." : "disallowed character in entity name.");
+          return `&${entity};`;
+        }
+        let num = NaN;
+        if (entity[1] === "x" && /^#x[0-9a-f]+$/i.test(entity)) {
+          num = parseInt(entity.slice(2), 16);
+        } else if (/^#[0-9]+$/.test(entity)) {
+          num = parseInt(entity.slice(1), 10);
+        }
+        if (!this.isChar(num)) {
+          this.fail("malformed character entity.");
+          return `&${entity};`;
+        }
+        return String.fromCodePoint(num);
+      }
+    };
+    exports.SaxesParser = SaxesParser2;
+  }
+});
 
 // src/cli.ts
 import { text } from "node:stream/consumers";
 
-// src/json/strict-parse.ts
-var StrictJsonError = class extends Error {
-  constructor(message, offset, path) {
-    super(message);
-    this.offset = offset;
-    this.path = path;
+// src/cli/hash-command.ts
+import { parseArgs } from "node:util";
+
+// src/oracle-dir/hash.ts
+import { createHash } from "node:crypto";
+import { constants, promises as fsp } from "node:fs";
+
+// src/oracle-dir/control-chars.ts
+function hasControlCharacter(text2, allowTab = false) {
+  for (let i = 0; i < text2.length; i++) {
+    const code = text2.charCodeAt(i);
+    if ((code < 32 || code === 127) && !(allowTab && code === 9)) return true;
   }
-  offset;
-  path;
-};
-var MAX_DEPTH = 256;
-function strictParseJson(text2) {
-  let pos = 0;
-  const path = [];
-  const error62 = (message) => {
-    throw new StrictJsonError(message, pos, [...path]);
-  };
-  const skipWhitespace = () => {
-    while (pos < text2.length) {
-      const c = text2.charCodeAt(pos);
-      if (c === 32 || c === 10 || c === 13 || c === 9) pos++;
-      else break;
-    }
-  };
-  const expect = (literal2) => {
-    if (text2.startsWith(literal2, pos)) pos += literal2.length;
-    else error62(`expected ${literal2} at offset ${pos}`);
-  };
-  const parseString = () => {
-    pos++;
-    let out = "";
-    let start = pos;
-    for (; ; ) {
-      if (pos >= text2.length) error62("unterminated string");
-      const c = text2.charCodeAt(pos);
-      if (c === 34) {
-        out += text2.slice(start, pos);
-        pos++;
-        break;
-      }
-      if (c < 32) error62(`unescaped control character in string at offset ${pos}`);
-      if (c === 92) {
-        out += text2.slice(start, pos);
-        const e = text2[pos + 1];
-        pos += 2;
-        switch (e) {
-          case '"':
-            out += '"';
-            break;
-          case "\\":
-            out += "\\";
-            break;
-          case "/":
-            out += "/";
-            break;
-          case "b":
-            out += "\b";
-            break;
-          case "f":
-            out += "\f";
-            break;
-          case "n":
-            out += "\n";
-            break;
-          case "r":
-            out += "\r";
-            break;
-          case "t":
-            out += "	";
-            break;
-          case "u": {
-            const hex3 = text2.slice(pos, pos + 4);
-            if (!/^[0-9a-fA-F]{4}$/.test(hex3)) error62(`bad \\u escape at offset ${pos - 2}`);
-            out += String.fromCharCode(parseInt(hex3, 16));
-            pos += 4;
-            break;
-          }
-          default:
-            pos -= 2;
-            error62(`bad escape at offset ${pos}`);
-        }
-        start = pos;
-        continue;
-      }
-      pos++;
-    }
-    if (!out.isWellFormed()) error62("string holds a lone UTF-16 surrogate");
-    return out;
-  };
-  const parseNumber = () => {
-    const match = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(text2.slice(pos, pos + 400));
-    if (!match) error62(`unexpected character at offset ${pos}`);
-    pos += match[0].length;
-    const n = Number(match[0]);
-    if (!Number.isFinite(n)) error62("number out of range");
-    return n;
-  };
-  const parseValue = (depth) => {
-    if (depth > MAX_DEPTH) error62(`nesting deeper than ${MAX_DEPTH}`);
-    skipWhitespace();
-    const c = text2[pos];
-    if (c === "{") {
-      pos++;
-      const obj = /* @__PURE__ */ Object.create(null);
-      skipWhitespace();
-      if (text2[pos] === "}") {
-        pos++;
-        return obj;
-      }
-      for (; ; ) {
-        skipWhitespace();
-        if (text2[pos] !== '"') error62(`expected a key at offset ${pos}`);
-        const key = parseString();
-        if (Object.prototype.hasOwnProperty.call(obj, key)) error62(`duplicate key ${JSON.stringify(key)}`);
-        skipWhitespace();
-        expect(":");
-        path.push(key);
-        obj[key] = parseValue(depth + 1);
-        path.pop();
-        skipWhitespace();
-        if (text2[pos] === ",") pos++;
-        else if (text2[pos] === "}") {
-          pos++;
-          return obj;
-        } else error62(`expected , or } at offset ${pos}`);
-      }
-    }
-    if (c === "[") {
-      pos++;
-      const arr = [];
-      skipWhitespace();
-      if (text2[pos] === "]") {
-        pos++;
-        return arr;
-      }
-      for (; ; ) {
-        path.push(arr.length);
-        arr.push(parseValue(depth + 1));
-        path.pop();
-        skipWhitespace();
-        if (text2[pos] === ",") pos++;
-        else if (text2[pos] === "]") {
-          pos++;
-          return arr;
-        } else error62(`expected , or ] at offset ${pos}`);
-      }
-    }
-    if (c === '"') return parseString();
-    if (c === "t") return expect("true"), true;
-    if (c === "f") return expect("false"), false;
-    if (c === "n") return expect("null"), null;
-    if (c === void 0) error62("unexpected end of input");
-    return parseNumber();
-  };
-  const value = parseValue(0);
-  skipWhitespace();
-  if (pos !== text2.length) error62(`trailing characters at offset ${pos}`);
-  return value;
-}
-function formatJsonPath(path) {
-  let out = "";
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else {
-      const key = String(part);
-      out += /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? (out ? "." : "") + key : `[${JSON.stringify(key)}]`;
-    }
-  }
-  return out || "(top level)";
+  return false;
 }
 
-// src/json/parse-checked.ts
-function describeZodError(error62) {
-  const issue2 = error62.issues[0];
-  if (!issue2) return "invalid input";
-  if (issue2.code === "unrecognized_keys") {
-    const key = issue2.keys[0] ?? "";
-    return `${formatJsonPath([...issue2.path, key])}: unknown field`;
-  }
-  if (issue2.code === "invalid_union") {
-    const path = issue2.path.at(-1) === "kind" ? issue2.path : [...issue2.path, "kind"];
-    return `${formatJsonPath(path)}: unknown kind`;
-  }
-  if (issue2.code === "invalid_type" && issue2.message.includes("received undefined")) {
-    return `${formatJsonPath(issue2.path)}: missing field`;
-  }
-  return `${formatJsonPath(issue2.path)}: ${issue2.message}`;
-}
-function parseChecked(schema, text2) {
-  let raw;
+// src/oracle-dir/display-path.ts
+var utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+function displayPath(bytes) {
+  let text2;
   try {
-    raw = strictParseJson(text2);
-  } catch (e) {
-    if (e instanceof StrictJsonError) {
-      const where = e.path.length ? `${formatJsonPath(e.path)}: ` : "";
-      return { ok: false, error: `${where}malformed JSON: ${e.message}` };
-    }
-    throw e;
+    text2 = utf8.decode(bytes);
+  } catch {
+    text2 = void 0;
   }
-  const result = schema.safeParse(raw);
-  return result.success ? { ok: true, value: result.data } : { ok: false, error: describeZodError(result.error) };
-}
-
-// src/verdict/serialize.ts
-function serdeString(value) {
+  if (text2 !== void 0 && !hasControlCharacter(text2) && !text2.startsWith('"')) return text2;
   let out = '"';
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code >= 55296 && code <= 56319) {
-      const next = value.charCodeAt(i + 1);
-      if (!(next >= 56320 && next <= 57343)) throw new LoneSurrogateError(i);
-      out += value[i] + value[i + 1];
-      i++;
-      continue;
-    }
-    if (code >= 56320 && code <= 57343) throw new LoneSurrogateError(i);
-    switch (code) {
-      case 34:
-        out += '\\"';
-        break;
-      case 92:
-        out += "\\\\";
-        break;
-      case 8:
-        out += "\\b";
-        break;
-      case 12:
-        out += "\\f";
-        break;
-      case 10:
-        out += "\\n";
-        break;
-      case 13:
-        out += "\\r";
-        break;
-      case 9:
-        out += "\\t";
-        break;
-      default:
-        out += code < 32 ? "\\u" + code.toString(16).padStart(4, "0") : value[i];
-    }
+  for (const byte of bytes) {
+    if (byte === 34) out += '\\"';
+    else if (byte === 92) out += "\\\\";
+    else if (byte === 10) out += "\\n";
+    else if (byte === 9) out += "\\t";
+    else if (byte < 32 || byte >= 127) out += "\\" + byte.toString(8).padStart(3, "0");
+    else out += String.fromCharCode(byte);
   }
   return out + '"';
 }
-var LoneSurrogateError = class extends Error {
-  constructor(index) {
-    super(`string holds a lone UTF-16 surrogate at index ${index}, which is not valid Unicode`);
-    this.index = index;
-  }
-  index;
+var C_ESCAPES = {
+  a: 7,
+  b: 8,
+  t: 9,
+  n: 10,
+  v: 11,
+  f: 12,
+  r: 13,
+  '"': 34,
+  "\\": 92
 };
-function serializeReason(reason) {
-  return `{"kind":${serdeString(reason.kind)},"subkind":${serdeString(reason.subkind)},"message":${serdeString(reason.message)}}`;
-}
-function serializeVerdict(verdict) {
-  if (verdict.kind === "pass") {
-    return `{"kind":"pass","chain":[${verdict.chain.map(serdeString).join(",")}]}`;
+function displayPathBytes(display) {
+  if (!(display.length >= 2 && display.startsWith('"') && display.endsWith('"'))) return Buffer.from(display);
+  const bytes = [];
+  const body = display.slice(1, -1);
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== "\\") {
+      bytes.push(...Buffer.from(c));
+      continue;
+    }
+    const octal = /^[0-3][0-7]{2}/.exec(body.slice(i + 1, i + 4));
+    if (octal) {
+      bytes.push(parseInt(octal[0], 8));
+      i += 3;
+    } else if (body[i + 1] !== void 0 && C_ESCAPES[body[i + 1]] !== void 0) {
+      bytes.push(C_ESCAPES[body[i + 1]]);
+      i += 1;
+    } else return Buffer.from(display);
   }
-  return `{"kind":"fail","reasons":[${verdict.reasons.map(serializeReason).join(",")}]}`;
+  return Buffer.from(bytes);
 }
+
+// src/oracle-dir/hash.ts
+var OracleHashError = class extends Error {
+};
+function hash1(files) {
+  const sorted = [...files].sort((a, b) => Buffer.compare(a.path, b.path));
+  const summary = createHash("sha256");
+  for (let i = 0; i < sorted.length; i++) {
+    const file2 = sorted[i];
+    if (file2.path.includes(10))
+      throw new OracleHashError(`file name holds a newline: ${displayPath(file2.path)}`);
+    if (i > 0 && Buffer.compare(sorted[i - 1].path, file2.path) === 0)
+      throw new OracleHashError(`file listed twice: ${displayPath(file2.path)}`);
+    summary.update(`${file2.sha256}  `);
+    summary.update(file2.path);
+    summary.update("\n");
+  }
+  return "h1:" + summary.digest("base64");
+}
+var READ_BUFFER_BYTES = 1024 * 1024;
+var CONCURRENCY = 8;
+var OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+var SLASH = Buffer.from("/");
+var DOT_GIT = Buffer.from(".git");
+async function hashOracleDir(dir) {
+  const root = Buffer.from(dir);
+  const rootStat = await fsp.lstat(root).catch((e) => {
+    throw new OracleHashError(`cannot read ${dir}: ${e.code ?? e.message}`);
+  });
+  if (rootStat.isSymbolicLink()) throw new OracleHashError(`${dir} is a symlink; give the directory itself`);
+  if (!rootStat.isDirectory()) throw new OracleHashError(`${dir} is not a directory`);
+  const absolute = (rel) => rel ? Buffer.concat([root, SLASH, rel]) : root;
+  const label = (rel) => rel ? displayPath(rel) : ".";
+  const files = [];
+  const buffers = Array.from({ length: CONCURRENCY }, () => Buffer.allocUnsafe(READ_BUFFER_BYTES));
+  const listDir = async (rel) => {
+    let entries;
+    try {
+      entries = await fsp.readdir(absolute(rel), { withFileTypes: true, encoding: "buffer" });
+    } catch (e) {
+      throw new OracleHashError(`cannot list ${label(rel)}: ${e.code ?? e}`);
+    }
+    const tasks = [];
+    for (const entry of entries) {
+      if (rel === null && entry.name.equals(DOT_GIT)) continue;
+      const child = rel ? Buffer.concat([rel, SLASH, entry.name]) : Buffer.from(entry.name);
+      if (entry.name.includes(10))
+        throw new OracleHashError(`${displayPath(child)}: file names holding a newline are refused`);
+      if (entry.isDirectory()) tasks.push({ kind: "dir", rel: child });
+      else if (entry.isFile()) tasks.push({ kind: "file", rel: child });
+      else
+        throw new OracleHashError(`${displayPath(child)}: ${describeSpecial(entry)} refused, never followed`);
+    }
+    return tasks;
+  };
+  const hashFile = async (rel, buffer) => {
+    let handle;
+    try {
+      handle = await fsp.open(absolute(rel), OPEN_FLAGS);
+    } catch (e) {
+      const code = e.code;
+      const why = code === "ELOOP" ? "a symlink refused, never followed" : `cannot open (${code ?? e})`;
+      throw new OracleHashError(`${displayPath(rel)}: ${why}`);
+    }
+    try {
+      const stat2 = await handle.stat();
+      if (!stat2.isFile()) throw new OracleHashError(`${displayPath(rel)}: not a regular file, refused`);
+      const digest = createHash("sha256");
+      for (; ; ) {
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) break;
+        digest.update(buffer.subarray(0, bytesRead));
+      }
+      files.push({ path: rel, sha256: digest.digest("hex") });
+    } catch (e) {
+      if (e instanceof OracleHashError) throw e;
+      throw new OracleHashError(
+        `${displayPath(rel)}: cannot read (${e.code ?? e})`
+      );
+    } finally {
+      await handle.close();
+    }
+  };
+  const directoryCheck = async (rel) => {
+    const stat2 = await fsp.lstat(absolute(rel)).catch(() => null);
+    if (!stat2?.isDirectory())
+      throw new OracleHashError(`${displayPath(rel)}: changed while hashing, refused`);
+  };
+  await runPool([{ kind: "dir", rel: null }], CONCURRENCY, async (task, slot, push) => {
+    if (task.kind === "file") return hashFile(task.rel, buffers[slot]);
+    if (task.rel) await directoryCheck(task.rel);
+    for (const next of await listDir(task.rel)) push(next);
+  });
+  return hash1(files);
+}
+function describeSpecial(entry) {
+  if (entry.isSymbolicLink()) return "a symlink";
+  if (entry.isFIFO()) return "a FIFO";
+  if (entry.isSocket()) return "a socket";
+  if (entry.isBlockDevice() || entry.isCharacterDevice()) return "a device";
+  return "not a regular file";
+}
+function runPool(initial, concurrency, run) {
+  return new Promise((resolve3, reject) => {
+    const queue = [...initial];
+    const freeSlots = Array.from({ length: concurrency }, (_, i) => concurrency - 1 - i);
+    let running = 0;
+    let failed = false;
+    const pump = () => {
+      while (!failed && queue.length > 0 && freeSlots.length > 0) {
+        const task = queue.pop();
+        const slot = freeSlots.pop();
+        running++;
+        run(task, slot, (t) => queue.push(t)).then(
+          () => {
+            running--;
+            freeSlots.push(slot);
+            if (running === 0 && queue.length === 0 && !failed) resolve3();
+            else pump();
+          },
+          (error62) => {
+            running--;
+            freeSlots.push(slot);
+            if (!failed) {
+              failed = true;
+              reject(error62);
+            }
+          }
+        );
+      }
+    };
+    pump();
+  });
+}
+
+// src/cli/command.ts
+var EXIT_USAGE = 2;
+function usageError(command2, message) {
+  return { exitCode: EXIT_USAGE, stderr: `oracle-gate ${command2}: ${message}
+` };
+}
+
+// src/cli/hash-command.ts
+var hashCommand = {
+  name: "hash",
+  summary: "print an oracle directory's hash (h1:...), the value to pin as oracle-hash",
+  help: `usage: oracle-gate hash DIR
+
+Prints the oracle directory's hash on one line: Go's dirhash.Hash1, "h1:" and the base64 sha256 of
+the lines "<sha256 hex>  <path>\\n" over every regular file, sorted by path bytes (a top-level .git
+is left out). Pin it as the action's oracle-hash input.
+
+Symlinks, devices, sockets and FIFOs anywhere in DIR are refused, never followed.
+
+Exit status: 0 with the hash on standard output; 1 with one line on standard error saying what
+was refused; 2 for usage errors.`,
+  async run(args) {
+    let positionals;
+    try {
+      ({ positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true }));
+    } catch (e) {
+      return usageError("hash", e.message);
+    }
+    if (positionals.length !== 1) return usageError("hash", "expected exactly one directory");
+    try {
+      return { exitCode: 0, stdout: await hashOracleDir(positionals[0]) + "\n" };
+    } catch (e) {
+      if (e instanceof OracleHashError) return { exitCode: 1, stderr: `oracle-gate hash: ${e.message}
+` };
+      throw e;
+    }
+  }
+};
+
+// src/cli/init-command.ts
+import { constants as constants2, promises as fsp2 } from "node:fs";
+import { dirname, join } from "node:path";
+import { parseArgs as parseArgs2 } from "node:util";
+
+// src/oracle-dir/scaffold.ts
+var PLACEHOLDER_DIGEST = "sha256:" + "0".repeat(64);
+var ORACLE_JSON = `{
+  "image": "registry.example/app-oracle@${PLACEHOLDER_DIGEST}",
+  "existing_suite": {
+    "command": "python3 -m pytest -q tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
+    "paths": ["tests/**"]
+  },
+  "hidden_tests": {
+    "command": "python3 -m pytest -q oracle_tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
+    "dest": "oracle_tests"
+  },
+  "env": {},
+  "timeout_seconds": 900,
+  "limits": { "memory": "2g", "cpus": 2, "pids": 512 },
+  "source_date_epoch": 315532800,
+  "user": "1000:1000",
+  "policy": { "allow_symlinks": false, "allow_submodules": false, "allow_gitattributes": false },
+  "flake": { "window": 20, "min_runs": 5, "freeze_above": 0.2, "unfreeze_below": 0.05, "freeze_budget": 0.1 }
+}
+`;
+var PATH_DENY = `# Globs, one a line: a patch touching any matching path is rejected before tests run.
+# Always denied as well, without listing them here: .github/**, the oracle directory if it lies in
+# the repository, and every sealed fixture.
+#
+# Globs are minimatch patterns (dot files included) on paths relative to the repository root, anchored
+# there: "*.py" matches top-level files only, "**/*.py" at any depth. A trailing / means everything
+# under a directory. Lines starting with # are comments; blank lines are ignored.
+#
+# Examples, uncomment what fits:
+# **/conftest.py
+# **/pytest.ini
+# **/test_*.py
+# **/*_test.py
+# **/__snapshots__/
+# package-lock.json
+`;
+var README = `# Oracle directory
+
+Human-owned input to oracle-gate. Everything here is hashed (\`oracle-gate hash <dir>\`) and the
+hash is pinned as the action's \`oracle-hash\` input, so any change needs a new pin. A top-level
+\`.git\` is left out of the hash; symlinks, devices, sockets and FIFOs are refused anywhere.
+
+Before the first run: build the oracle image, replace the all-zero digest in \`oracle.json\`, write
+the hidden tests in \`tests/\`, run \`oracle-gate hash <dir>\` and pin what it prints.
+
+## oracle.json (required)
+
+- \`image\`: \`name@sha256:<64 hex>\`; a tag alone is refused.
+- \`existing_suite\` (optional): \`command\` run by \`sh -c\` in the container, with
+  \`ORACLE_REPORT_DIR\` set to the folder for its JUnit XML; \`paths\`: globs restored to their
+  base-commit version before it runs [\`[]\`].
+- \`hidden_tests\` (required): \`command\` as above; \`dest\`: where \`tests/\` is copied in the
+  checkout [\`oracle_tests\`], denied to the patch.
+- \`env\`: extra environment [\`{}\`]; TZ, LC_ALL, PYTHONHASHSEED, SOURCE_DATE_EPOCH, HOME,
+  ORACLE_* and GIT_* are the gate's and refused.
+- \`timeout_seconds\` [900, at most 21600], \`limits\` {\`memory\` ["2g"], \`cpus\` [2], \`pids\` [512]},
+  \`source_date_epoch\` [315532800], \`user\` ["1000:1000", never uid 0].
+- \`policy\`: \`allow_symlinks\`, \`allow_submodules\`, \`allow_gitattributes\` [all false]: let a patch
+  create symlinks, change submodules or change .gitattributes.
+- \`flake\`: \`window\` [20] outcomes kept per test, \`min_runs\` [5] before a state can change,
+  \`freeze_above\` [0.2] and \`unfreeze_below\` [0.05] failure rates, \`freeze_budget\` [0.1]: the
+  largest fraction of hidden tests that may be frozen.
+
+Unknown keys are errors.
+
+## path_deny.txt, path_allow.txt
+
+Globs, one a line, \`#\` comments. A patch touching a denied path fails. When \`path_allow.txt\`
+exists, hunks in files outside it are dropped (and annotated); an existing but empty allow list
+allows nothing. Example \`path_allow.txt\`:
+
+    src/**
+    lib/**
+
+## tests/
+
+The hidden tests, copied to \`hidden_tests.dest\` after the patch is applied. The example test fails
+until you replace it.
+
+## tests.lock
+
+The hidden test IDs (\`<classname>::<name>\`) that must run and pass, one a line, no comments. A
+baseline run proposes it; review and commit. Without it the check is skipped.
+
+## fixtures/manifest.json
+
+Sealed fixtures: \`{"roots": ["tests/fixtures"], "files": {"tests/fixtures/empty.json": "<sha256>"}}\`,
+repository paths. At the base commit every listed file must have its sha256; a patch may not touch
+one; no unlisted file may exist under a root after the patch.
+
+## flake_ledger.json
+
+Per-test baseline history and freeze state, \`{"version": 1, "tests": [{"id": ..., "state":
+"active"|"frozen", "history": "PPFP..."}]}\`. A baseline run proposes updates; review and commit.
+`;
+var EXAMPLE_TEST = `# A hidden test: it runs against the patched checkout, which cannot change it.
+# Replace this file with tests of the behaviour the task asks for.
+
+
+def test_replace_me():
+    assert False, "replace oracle/tests/ with the real hidden tests"
+`;
+function scaffoldFiles() {
+  return [
+    { path: "README.md", content: README },
+    { path: "oracle.json", content: ORACLE_JSON },
+    { path: "path_deny.txt", content: PATH_DENY },
+    { path: "tests/test_example.py", content: EXAMPLE_TEST },
+    { path: "fixtures/manifest.json", content: '{\n  "roots": [],\n  "files": {}\n}\n' },
+    { path: "flake_ledger.json", content: '{\n  "version": 1,\n  "tests": []\n}\n' }
+  ];
+}
+
+// src/cli/init-command.ts
+var initCommand = {
+  name: "init",
+  summary: "scaffold an oracle directory and print the hash to pin",
+  help: `usage: oracle-gate init DIR
+
+Creates DIR (which must not exist, or be empty) with an example oracle directory: oracle.json,
+path_deny.txt, tests/, fixtures/manifest.json, flake_ledger.json, and a README.md that explains
+every file. It fails closed until filled in: the image digest is a placeholder of zeros and the
+example hidden test fails. Prints the directory's hash on standard output.
+
+Exit status: 0 when written; 1 when DIR exists and is not empty, or cannot be written; 2 for
+usage errors.`,
+  async run(args, io) {
+    let positionals;
+    try {
+      ({ positionals } = parseArgs2({ args, options: {}, allowPositionals: true, strict: true }));
+    } catch (e) {
+      return usageError("init", e.message);
+    }
+    if (positionals.length !== 1) return usageError("init", "expected exactly one directory");
+    const dir = positionals[0];
+    const fail2 = (message) => ({ exitCode: 1, stderr: `oracle-gate init: ${message}
+` });
+    const existing = await fsp2.readdir(dir).catch((e) => e);
+    if (Array.isArray(existing)) {
+      if (existing.length > 0) return fail2(`${dir} exists and is not empty; nothing written`);
+    } else if (existing.code !== "ENOENT") {
+      return fail2(
+        `${dir}: ${existing.code === "ENOTDIR" ? "not a directory" : `cannot read (${existing.code})`}`
+      );
+    }
+    try {
+      for (const file2 of scaffoldFiles()) {
+        const path2 = join(dir, file2.path);
+        await fsp2.mkdir(dirname(path2), { recursive: true });
+        await fsp2.writeFile(path2, file2.content, {
+          flag: constants2.O_WRONLY | constants2.O_CREAT | constants2.O_EXCL | constants2.O_NOFOLLOW
+        });
+      }
+    } catch (e) {
+      const err = e;
+      return fail2(`cannot write ${err.path ?? dir} (${err.code ?? err.message})`);
+    }
+    io.progress(
+      `oracle-gate init: wrote ${scaffoldFiles().length} files to ${dir}; see ${join(dir, "README.md")}`
+    );
+    io.progress(
+      `oracle-gate init: warning: oracle.json's image digest is a placeholder (${PLACEHOLDER_DIGEST.slice(0, 15)}...): replace it and the example test, then pin the hash that \`oracle-gate hash\` prints`
+    );
+    return { exitCode: 0, stdout: await hashOracleDir(dir) + "\n" };
+  }
+};
+
+// src/cli/policy-command.ts
+import { parseArgs as parseArgs3 } from "node:util";
+
+// src/diff/c-quote.ts
+var ESCAPE_TO_BYTE = {
+  97: 7,
+  // \a
+  98: 8,
+  // \b
+  116: 9,
+  // \t
+  110: 10,
+  // \n
+  118: 11,
+  // \v
+  102: 12,
+  // \f
+  114: 13,
+  // \r
+  34: 34,
+  // \"
+  92: 92
+  // \\
+};
+var QuoteError = class extends Error {
+};
+function unquoteC(buf, start, end) {
+  if (buf[start] !== 34) throw new QuoteError('quoted name does not start with "');
+  const out = Buffer.allocUnsafe(end - start);
+  let length = 0;
+  let i = start + 1;
+  while (i < end) {
+    const c = buf[i];
+    if (c === 34) return { bytes: Buffer.from(out.subarray(0, length)), next: i + 1 };
+    if (c !== 92) {
+      out[length++] = c;
+      i++;
+      continue;
+    }
+    const e = buf[i + 1];
+    if (e === void 0 || i + 1 >= end) break;
+    const simple = ESCAPE_TO_BYTE[e];
+    if (simple !== void 0) {
+      out[length++] = simple;
+      i += 2;
+    } else if (e >= 48 && e <= 51) {
+      const d1 = buf[i + 2];
+      const d2 = buf[i + 3];
+      if (i + 3 >= end || d1 === void 0 || d2 === void 0 || !isOctal(d1) || !isOctal(d2))
+        throw new QuoteError("truncated octal escape in quoted name");
+      out[length++] = e - 48 << 6 | d1 - 48 << 3 | d2 - 48;
+      i += 4;
+    } else {
+      throw new QuoteError(`unknown escape \\${String.fromCharCode(e)} in quoted name`);
+    }
+  }
+  throw new QuoteError("quoted name has no closing quote");
+}
+function isOctal(c) {
+  return c >= 48 && c <= 55;
+}
+function utf8SequenceLength(bytes, i) {
+  const b0 = bytes[i];
+  if (b0 < 128) return 1;
+  const cont = (k, lo = 128, hi = 191) => {
+    const b = bytes[i + k];
+    return b !== void 0 && b >= lo && b <= hi;
+  };
+  if (b0 >= 194 && b0 <= 223) return cont(1) ? 2 : 0;
+  if (b0 === 224) return cont(1, 160) && cont(2) ? 3 : 0;
+  if (b0 >= 225 && b0 <= 236 || b0 === 238 || b0 === 239) return cont(1) && cont(2) ? 3 : 0;
+  if (b0 === 237) return cont(1, 128, 159) && cont(2) ? 3 : 0;
+  if (b0 === 240) return cont(1, 144) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 >= 241 && b0 <= 243) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 === 244) return cont(1, 128, 143) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+// src/diff/file-change.ts
+var SYMLINK_MODE = "120000";
+var GITLINK_MODE = "160000";
+var Hunk = class {
+  constructor(source, oldStart, oldLines, newStart, newLines, start, end) {
+    this.source = source;
+    this.oldStart = oldStart;
+    this.oldLines = oldLines;
+    this.newStart = newStart;
+    this.newLines = newLines;
+    this.start = start;
+    this.end = end;
+  }
+  source;
+  oldStart;
+  oldLines;
+  newStart;
+  newLines;
+  start;
+  end;
+  /** The hunk header line through its last line (and any `\ No newline` marker), newline included. */
+  get raw() {
+    return this.source.subarray(this.start, this.end);
+  }
+};
+var HunkTable = class {
+  values = new Uint32Array(6 * 1024);
+  count = 0;
+  add(oldStart, oldLines, newStart, newLines, start, end) {
+    if ((this.count + 1) * 6 > this.values.length) {
+      const grown = new Uint32Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    const at = this.count++ * 6;
+    const v = this.values;
+    v[at] = oldStart;
+    v[at + 1] = oldLines;
+    v[at + 2] = newStart;
+    v[at + 3] = newLines;
+    v[at + 4] = start;
+    v[at + 5] = end;
+  }
+  get size() {
+    return this.count;
+  }
+  hunk(source, index) {
+    const at = index * 6;
+    const v = this.values;
+    return new Hunk(source, v[at], v[at + 1], v[at + 2], v[at + 3], v[at + 4], v[at + 5]);
+  }
+};
+var FileChange = class {
+  constructor(source, oldPath, newPath, change, oldMode, newMode, binary, similarity, hunkTable, firstHunk, hunkCount, start, end) {
+    this.source = source;
+    this.oldPath = oldPath;
+    this.newPath = newPath;
+    this.change = change;
+    this.oldMode = oldMode;
+    this.newMode = newMode;
+    this.binary = binary;
+    this.similarity = similarity;
+    this.hunkTable = hunkTable;
+    this.firstHunk = firstHunk;
+    this.hunkCount = hunkCount;
+    this.start = start;
+    this.end = end;
+  }
+  source;
+  oldPath;
+  newPath;
+  change;
+  oldMode;
+  newMode;
+  binary;
+  similarity;
+  hunkTable;
+  firstHunk;
+  hunkCount;
+  start;
+  end;
+  /** The section's hunks, in order (built on each call: keep the array if you need it twice). */
+  get hunks() {
+    const hunks = [];
+    for (let i = 0; i < this.hunkCount; i++) hunks.push(this.hunk(i));
+    return hunks;
+  }
+  /** The section's i-th hunk (0-based). */
+  hunk(i) {
+    if (!(i >= 0 && i < this.hunkCount))
+      throw new RangeError(`no hunk ${i} in a section of ${this.hunkCount}`);
+    return this.hunkTable.hunk(this.source, this.firstHunk + i);
+  }
+  /** The whole section, from its `diff --git` line on: applying it alone makes this change. */
+  get raw() {
+    return this.source.subarray(this.start, this.end);
+  }
+  /** The diff this section was parsed from. */
+  get diff() {
+    return this.source;
+  }
+  get symlink() {
+    return this.oldMode === SYMLINK_MODE || this.newMode === SYMLINK_MODE;
+  }
+  get submodule() {
+    return this.oldMode === GITLINK_MODE || this.newMode === GITLINK_MODE;
+  }
+  /** The path people should see for this section: the new path, or the old one of a deletion. */
+  get path() {
+    return this.newPath ?? this.oldPath;
+  }
+};
+
+// src/diff/path-text.ts
+var DiffPath = class _DiffPath {
+  constructor(text2) {
+    this.text = text2;
+  }
+  text;
+  displayCache;
+  static fromBytes(bytes) {
+    return new _DiffPath(bytesToPathText(bytes));
+  }
+  get bytes() {
+    return pathTextToBytes(this.text);
+  }
+  get display() {
+    this.displayCache ??= PLAIN.test(this.text) ? this.text : displayPath(this.bytes);
+    return this.displayCache;
+  }
+};
+var PLAIN = /^(?!")[\x20-\x7e]*$/;
+function bytesToPathText(bytes, start = 0, end = bytes.length) {
+  let ascii2 = true;
+  for (let i2 = start; i2 < end; i2++) {
+    if (bytes[i2] >= 128) {
+      ascii2 = false;
+      break;
+    }
+  }
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start);
+  if (ascii2) return view.toString("latin1");
+  let text2 = "";
+  let i = 0;
+  while (i < view.length) {
+    const length = utf8SequenceLength(view, i);
+    if (length === 0) {
+      text2 += String.fromCharCode(56320 + view[i]);
+      i++;
+    } else {
+      text2 += view.toString("utf8", i, i + length);
+      i += length;
+    }
+  }
+  return text2;
+}
+var ESCAPED_BYTE = /[\udc80-\udcff]/;
+function pathTextToBytes(text2) {
+  if (!ESCAPED_BYTE.test(text2)) return Buffer.from(text2, "utf8");
+  const parts = [];
+  let run = "";
+  for (let i = 0; i < text2.length; i++) {
+    const unit = text2.charCodeAt(i);
+    if (unit >= 56448 && unit <= 56575 && !isLowHalfOfPair(text2, i)) {
+      if (run) parts.push(Buffer.from(run, "utf8"));
+      run = "";
+      parts.push(Buffer.of(unit - 56320));
+    } else {
+      run += text2[i];
+    }
+  }
+  if (run) parts.push(Buffer.from(run, "utf8"));
+  return Buffer.concat(parts);
+}
+function isLowHalfOfPair(text2, i) {
+  const previous = i > 0 ? text2.charCodeAt(i - 1) : 0;
+  return previous >= 55296 && previous <= 56319;
+}
+
+// src/diff/parse-git-diff.ts
+var MAX_DIFF_BYTES = 4294967295;
+var DEFAULT_DIFF_PARSE_LIMITS = {
+  maxFiles: 1e6,
+  maxHeaderLines: 16,
+  maxHeaderLineBytes: 64 * 1024
+};
+var DiffParseError = class extends Error {
+  constructor(reason2, line) {
+    super(`cannot parse the diff at line ${line}: ${reason2}`);
+    this.reason = reason2;
+    this.line = line;
+  }
+  reason;
+  line;
+};
+function parseGitDiff(diff, limits = {}) {
+  return new DiffParser(diff, { ...DEFAULT_DIFF_PARSE_LIMITS, ...limits }).parse();
+}
+var ascii = (s) => Uint8Array.from(Buffer.from(s, "latin1"));
+var DIFF_GIT = ascii("diff --git ");
+var DIFF_COMBINED = [ascii("diff --cc "), ascii("diff --combined ")];
+var MINUS = ascii("--- ");
+var PLUS = ascii("+++ ");
+var HUNK = ascii("@@ -");
+var GIT_BINARY_PATCH = ascii("GIT binary patch");
+var BINARY_FILES = ascii("Binary files ");
+var DIFFER = ascii(" differ");
+var DEV_NULL = ascii("/dev/null");
+var A_PREFIX = "a/";
+var B_PREFIX = "b/";
+var MODE_BYTES = ["100644", "100755", "120000", "160000"].map((m) => [m, ascii(m)]);
+var PERCENT = /^(\d{1,3})%$/;
+var BINARY_BLOCK = /^(?:literal|delta) \d{1,19}$/;
+var MAX_RANGE = 2147483647;
+var NO_FILE = /* @__PURE__ */ Symbol("no file");
+var Headers = class {
+  oldMode = void 0;
+  newMode = void 0;
+  deletedFileMode = void 0;
+  newFileMode = void 0;
+  copyFrom = void 0;
+  copyTo = void 0;
+  renameFrom = void 0;
+  renameTo = void 0;
+  similarity = void 0;
+  dissimilarity = void 0;
+  indexMode = void 0;
+  index = void 0;
+  /** Clears every field, so one instance serves every section. */
+  reset() {
+    this.oldMode = this.newMode = this.deletedFileMode = this.newFileMode = void 0;
+    this.copyFrom = this.copyTo = this.renameFrom = this.renameTo = void 0;
+    this.similarity = this.dissimilarity = void 0;
+    this.indexMode = void 0;
+    this.index = void 0;
+    return this;
+  }
+};
+var DiffParser = class {
+  constructor(buf, limits) {
+    this.buf = buf;
+    this.limits = limits;
+  }
+  buf;
+  limits;
+  pos = 0;
+  line = 1;
+  files = [];
+  hunkTable = new HunkTable();
+  headers = new Headers();
+  /** The names on the current section's `diff --git` line, when certain (see gitLineNames). */
+  gitA = null;
+  gitB = null;
+  /** Where gitA's bytes are when it was written unquoted (-1 otherwise), to reuse its string. */
+  gitAStart = -1;
+  gitAEnd = -1;
+  /** The current hunk header's ranges, and the last number read. */
+  oldStart = 0;
+  oldLines = 0;
+  newStart = 0;
+  newLines = 0;
+  value = 0;
+  parse() {
+    const { buf } = this;
+    if (buf.length === 0) return this.files;
+    if (buf.length > MAX_DIFF_BYTES) throw new DiffParseError("the diff is 4 GiB or larger", 1);
+    if (buf[buf.length - 1] !== 10) {
+      let lines = 1;
+      for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) lines++;
+      throw new DiffParseError("the diff does not end with a newline (truncated?)", lines);
+    }
+    while (this.pos < buf.length) {
+      if (this.files.length >= this.limits.maxFiles)
+        this.fail(`more than ${this.limits.maxFiles} files in one diff`);
+      this.files.push(this.section());
+    }
+    return this.files;
+  }
+  fail(reason2) {
+    throw new DiffParseError(reason2, this.line);
+  }
+  /** End of the current line (offset of its newline); header lines are capped in length. */
+  eol() {
+    const end = this.buf.indexOf(10, this.pos);
+    if (end - this.pos > this.limits.maxHeaderLineBytes)
+      this.fail(`header line longer than ${this.limits.maxHeaderLineBytes} bytes`);
+    return end;
+  }
+  next(end) {
+    this.pos = end + 1;
+    this.line++;
+  }
+  /** The bytes at `at` (before `end`) are `literal`. A loop: cheaper than Buffer#compare for a few bytes. */
+  bytesAt(at, end, literal2) {
+    if (end - at < literal2.length) return false;
+    const { buf } = this;
+    for (let i = 0; i < literal2.length; i++) if (buf[at + i] !== literal2[i]) return false;
+    return true;
+  }
+  startsWith(literal2, end) {
+    return this.bytesAt(this.pos, end, literal2);
+  }
+  text(start, end) {
+    return this.buf.toString("latin1", start, end);
+  }
+  /** Lossless path text of buf[start, end). */
+  name(start, end) {
+    const { buf } = this;
+    for (let i = start; i < end; i++) if (buf[i] >= 128) return bytesToPathText(buf, start, end);
+    return buf.toString("latin1", start, end);
+  }
+  section() {
+    const start = this.pos;
+    let end = this.eol();
+    if (!this.startsWith(DIFF_GIT, end)) {
+      if (DIFF_COMBINED.some((p) => this.startsWith(p, end)))
+        this.fail("combined (merge) diffs are not supported");
+      this.fail('expected a "diff --git" line');
+    }
+    this.gitLineNames(this.pos + DIFF_GIT.length, end);
+    this.next(end);
+    const headers = this.headers.reset();
+    let headerLines = 0;
+    let minus;
+    let plus;
+    let binary = false;
+    const firstHunk = this.hunkTable.size;
+    const { buf } = this;
+    while (this.pos < buf.length) {
+      end = this.eol();
+      const first = buf[this.pos];
+      if (first === 100 && this.startsWith(DIFF_GIT, end)) break;
+      if (first === 45 && this.startsWith(MINUS, end)) {
+        minus = this.fileLineName(MINUS.length, A_PREFIX, end, "---");
+        this.next(end);
+        end = this.eol();
+        if (!this.startsWith(PLUS, end)) this.fail('expected a "+++" line after "---"');
+        plus = this.fileLineName(PLUS.length, B_PREFIX, end, "+++");
+        this.next(end);
+        this.hunks();
+        break;
+      }
+      if (first === 71 && end - this.pos === GIT_BINARY_PATCH.length && this.startsWith(GIT_BINARY_PATCH, end)) {
+        this.next(end);
+        this.binaryPatch();
+        binary = true;
+        break;
+      }
+      if (first === 66 && this.startsWith(BINARY_FILES, end) && this.bytesAt(end - DIFFER.length, end, DIFFER)) {
+        this.next(end);
+        binary = true;
+        break;
+      }
+      if (first === 64 && this.startsWith(HUNK, end))
+        this.fail('hunk without "---" and "+++" lines');
+      if (++headerLines > this.limits.maxHeaderLines)
+        this.fail(`more than ${this.limits.maxHeaderLines} extended header lines in one file`);
+      this.extendedHeader(headers, end);
+      this.next(end);
+    }
+    return this.build(start, headers, minus, plus, binary, firstHunk, this.hunkTable.size - firstHunk);
+  }
+  /**
+   * Sets gitA/gitB to the two names of `diff --git a/X b/Y`. Quoted names are exact; an unquoted
+   * pair is only certain when both names are equal (git's own rule), else both are null and other
+   * headers must say.
+   */
+  gitLineNames(start, end) {
+    const { buf } = this;
+    this.gitA = this.gitB = null;
+    this.gitAStart = this.gitAEnd = -1;
+    let quote = -1;
+    for (let i = start; i < end; i++)
+      if (buf[i] === 34) {
+        quote = i;
+        break;
+      }
+    if (quote !== -1) {
+      let a;
+      let bStart2;
+      if (quote === start) {
+        const first = this.unquote(start, end);
+        a = first.text;
+        if (buf[first.next] !== 32)
+          this.fail('expected a space between the names on the "diff --git" line');
+        bStart2 = first.next + 1;
+      } else {
+        if (buf[quote - 1] !== 32) this.fail('stray quote on the "diff --git" line');
+        a = this.name(start, quote - 1);
+        bStart2 = quote;
+      }
+      let b;
+      if (buf[bStart2] === 34) {
+        const second = this.unquote(bStart2, end);
+        if (second.next !== end) this.fail('text after the second name on the "diff --git" line');
+        b = second.text;
+      } else {
+        b = this.name(bStart2, end);
+        if (b.includes('"')) this.fail('stray quote on the "diff --git" line');
+      }
+      this.gitA = this.stripPrefix(a, A_PREFIX);
+      this.gitB = this.stripPrefix(b, B_PREFIX);
+      return;
+    }
+    const length = end - start;
+    if ((length - 5) % 2 !== 0 || length < 7) return;
+    const half = (length - 5) / 2;
+    const bStart = start + 3 + half;
+    if (buf[start] !== 97 || buf[start + 1] !== 47 || buf[start + 2 + half] !== 32) return;
+    if (buf[bStart] !== 98 || buf[bStart + 1] !== 47) return;
+    for (let i = 0; i < half; i++) if (buf[start + 2 + i] !== buf[bStart + 2 + i]) return;
+    this.gitA = this.gitB = this.name(start + 2, start + 2 + half);
+    this.gitAStart = start + 2;
+    this.gitAEnd = start + 2 + half;
+  }
+  /** buf[start, end) holds the same bytes as the unquoted name on the `diff --git` line. */
+  sameAsGitName(start, end) {
+    const from = this.gitAStart;
+    if (from === -1 || end - start !== this.gitAEnd - from) return false;
+    const { buf } = this;
+    for (let i = 0; i < end - start; i++) if (buf[start + i] !== buf[from + i]) return false;
+    return true;
+  }
+  unquote(start, end) {
+    try {
+      const { bytes, next } = unquoteC(this.buf, start, end);
+      return { text: bytesToPathText(bytes), next };
+    } catch (e) {
+      if (e instanceof QuoteError) this.fail(e.message);
+      throw e;
+    }
+  }
+  stripPrefix(name, prefix) {
+    if (name.length <= prefix.length || !name.startsWith(prefix))
+      this.fail(`expected the name ${JSON.stringify(name)} to start with ${prefix}`);
+    return name.slice(prefix.length);
+  }
+  /** The name on a `---`/`+++` line: `/dev/null`, or the prefixed name, quoted or followed by a tab. */
+  fileLineName(markerLength, prefix, end, marker) {
+    const { buf } = this;
+    const start = this.pos + markerLength;
+    if (end - start === DEV_NULL.length && this.bytesAt(start, end, DEV_NULL)) return NO_FILE;
+    let name;
+    let after;
+    if (buf[start] === 34) {
+      const quoted3 = this.unquote(start, end);
+      name = this.stripPrefix(quoted3.text, prefix);
+      after = quoted3.next;
+    } else {
+      after = end;
+      for (let i = start; i < end; i++)
+        if (buf[i] === 9) {
+          after = i;
+          break;
+        }
+      if (after - start <= prefix.length || buf[start] !== prefix.charCodeAt(0) || buf[start + 1] !== 47)
+        this.stripPrefix(this.name(start, after), prefix);
+      name = this.sameAsGitName(start + 2, after) ? this.gitA : this.name(start + 2, after);
+    }
+    if (!(after === end || after === end - 1 && buf[after] === 9))
+      this.fail(`unexpected text after the name on the "${marker}" line`);
+    return name;
+  }
+  extendedHeader(h, end) {
+    const header = this.extendedHeaderName(end);
+    if (header === void 0)
+      this.fail(
+        `unknown line in the header of a file: ${JSON.stringify(this.text(this.pos, end).slice(0, 80))}`
+      );
+    const at = this.pos + header.length;
+    switch (header) {
+      case "old mode ":
+        h.oldMode = this.once(h.oldMode, header, this.mode(at, end));
+        return;
+      case "new mode ":
+        h.newMode = this.once(h.newMode, header, this.mode(at, end));
+        return;
+      case "deleted file mode ":
+        h.deletedFileMode = this.once(h.deletedFileMode, header, this.mode(at, end));
+        return;
+      case "new file mode ":
+        h.newFileMode = this.once(h.newFileMode, header, this.mode(at, end));
+        return;
+      case "copy from ":
+        h.copyFrom = this.once(h.copyFrom, header, this.headerPath(at, end, header));
+        return;
+      case "copy to ":
+        h.copyTo = this.once(h.copyTo, header, this.headerPath(at, end, header));
+        return;
+      case "rename from ":
+        h.renameFrom = this.once(h.renameFrom, header, this.headerPath(at, end, header));
+        return;
+      case "rename to ":
+        h.renameTo = this.once(h.renameTo, header, this.headerPath(at, end, header));
+        return;
+      case "similarity index ":
+        h.similarity = this.once(h.similarity, header, this.percent(at, end, header));
+        return;
+      case "dissimilarity index ":
+        h.dissimilarity = this.once(h.dissimilarity, header, this.percent(at, end, header));
+        return;
+      case "index ":
+        h.index = this.once(h.index, header, true);
+        h.indexMode = this.indexLine(at, end);
+        return;
+    }
+  }
+  once(previous, header, value) {
+    if (previous !== void 0) this.fail(`"${header.trim()}" given twice for one file`);
+    return value;
+  }
+  /** One of git's four modes, as the shared constant string (no allocation per file). */
+  mode(start, end) {
+    if (end - start === 6) {
+      for (const [mode, bytes] of MODE_BYTES) if (this.bytesAt(start, end, bytes)) return mode;
+    }
+    this.fail(`unknown file mode ${JSON.stringify(this.text(start, end).slice(0, 20))}`);
+  }
+  percent(start, end, header) {
+    const m = PERCENT.exec(this.text(start, end));
+    if (!m || Number(m[1]) > 100) this.fail(`bad percentage in "${header.trim()}"`);
+    return Number(m[1]);
+  }
+  headerPath(start, end, header) {
+    if (this.buf[start] !== 34) return this.name(start, end);
+    const quoted3 = this.unquote(start, end);
+    if (quoted3.next !== end) this.fail(`text after the name on the "${header.trim()}" line`);
+    return quoted3.text;
+  }
+  /** Which extended header the current line is, by its first bytes. */
+  extendedHeaderName(end) {
+    const candidates = EXTENDED_HEADERS_BY_FIRST_BYTE.get(this.buf[this.pos]);
+    if (candidates) {
+      for (const [name, bytes] of candidates) if (this.startsWith(bytes, end)) return name;
+    }
+    return void 0;
+  }
+  /** `<hex>..<hex>[ <mode>]` (4 to 64 lowercase hex digits each side); returns the mode if given. */
+  indexLine(start, end) {
+    const { buf } = this;
+    const hex3 = (from) => {
+      let i2 = from;
+      while (i2 < end && (buf[i2] >= 48 && buf[i2] <= 57 || buf[i2] >= 97 && buf[i2] <= 102)) i2++;
+      if (i2 - from < 4 || i2 - from > 64) this.fail('malformed "index" line');
+      return i2;
+    };
+    let i = hex3(start);
+    if (buf[i] !== 46 || buf[i + 1] !== 46) this.fail('malformed "index" line');
+    i = hex3(i + 2);
+    if (i === end) return void 0;
+    if (buf[i] !== 32) this.fail('malformed "index" line');
+    return this.mode(i + 1, end);
+  }
+  /** Hunks, each read by its header's line counts, until the next section or the end. */
+  hunks() {
+    const { buf } = this;
+    const first = this.hunkTable.size;
+    const length = buf.length;
+    while (this.pos < length) {
+      const start = this.pos;
+      const headerEnd = this.eol();
+      if (!this.startsWith(HUNK, headerEnd)) break;
+      this.hunkHeader(start + HUNK.length, headerEnd);
+      const { oldStart, oldLines, newStart, newLines } = this;
+      let p = headerEnd + 1;
+      let line = this.line + 1;
+      let oldLeft = oldLines;
+      let newLeft = newLines;
+      let afterContent = false;
+      while (oldLeft > 0 || newLeft > 0 || afterContent && buf[p] === 92) {
+        if (p >= length) {
+          this.line = line;
+          this.fail("the diff ends inside a hunk");
+        }
+        const c = buf[p];
+        if (c === 32 || c === 10) {
+          oldLeft--;
+          newLeft--;
+        } else if (c === 45) oldLeft--;
+        else if (c === 43) newLeft--;
+        else if (c !== 92 || !afterContent) {
+          this.line = line;
+          this.fail("unexpected line inside a hunk");
+        }
+        if (oldLeft < 0 || newLeft < 0) {
+          this.line = line;
+          this.fail("hunk has more lines than its header says");
+        }
+        afterContent = c !== 92;
+        p = buf.indexOf(10, p) + 1;
+        line++;
+      }
+      this.pos = p;
+      this.line = line;
+      this.hunkTable.add(oldStart, oldLines, newStart, newLines, start, p);
+    }
+    if (this.hunkTable.size === first) this.fail('expected a hunk after the "+++" line');
+  }
+  /**
+   * `-a[,b] +c[,d] @@[ context]`, starting after `@@ -`; an omitted count is 1. Sets the range
+   * fields (no array or closure per hunk: a big diff has hundreds of thousands).
+   */
+  hunkHeader(start, end) {
+    const { buf } = this;
+    let i = this.hunkNumber(start, end);
+    this.oldStart = this.value;
+    this.oldLines = 1;
+    if (buf[i] === 44) {
+      i = this.hunkNumber(i + 1, end);
+      this.oldLines = this.value;
+    }
+    if (buf[i] !== 32 || buf[i + 1] !== 43) this.fail("malformed hunk header");
+    i = this.hunkNumber(i + 2, end);
+    this.newStart = this.value;
+    this.newLines = 1;
+    if (buf[i] === 44) {
+      i = this.hunkNumber(i + 1, end);
+      this.newLines = this.value;
+    }
+    if (i + 3 > end || buf[i] !== 32 || buf[i + 1] !== 64 || buf[i + 2] !== 64)
+      this.fail("malformed hunk header");
+    i += 3;
+    if (i !== end && buf[i] !== 32) this.fail("malformed hunk header");
+  }
+  /** Reads decimal digits at `start` into `value`; returns the offset after them. */
+  hunkNumber(start, end) {
+    const { buf } = this;
+    let i = start;
+    let value = 0;
+    while (i < end && buf[i] >= 48 && buf[i] <= 57 && i - start < 11)
+      value = value * 10 + buf[i++] - 48;
+    if (i === start || value > MAX_RANGE) this.fail("malformed hunk header");
+    this.value = value;
+    return i;
+  }
+  /** `literal N` or `delta N` blocks of base85 lines, each block ending with an empty line. */
+  binaryPatch() {
+    for (let block = 0; block < 2; block++) {
+      if (this.pos >= this.buf.length) break;
+      const end = this.eol();
+      if (!BINARY_BLOCK.test(this.text(this.pos, end))) {
+        if (block === 0) this.fail('expected "literal" or "delta" after "GIT binary patch"');
+        break;
+      }
+      this.next(end);
+      for (; ; ) {
+        if (this.pos >= this.buf.length) this.fail("the diff ends inside a binary patch");
+        const lineEnd = this.buf.indexOf(10, this.pos);
+        const length = lineEnd - this.pos;
+        if (length === 0) {
+          this.next(lineEnd);
+          break;
+        }
+        const c = this.buf[this.pos];
+        const bytes = c >= 65 && c <= 90 ? c - 64 : c >= 97 && c <= 122 ? c - 96 + 26 : 0;
+        if (bytes === 0 || length !== 1 + Math.ceil(bytes / 4) * 5) this.fail("malformed binary patch line");
+        this.next(lineEnd);
+      }
+    }
+  }
+  build(start, h, minus, plus, binary, firstHunk, hunkCount) {
+    const isNew = h.newFileMode !== void 0;
+    const isDeleted = h.deletedFileMode !== void 0;
+    const renamed = h.renameFrom !== void 0 || h.renameTo !== void 0;
+    const copied = h.copyFrom !== void 0 || h.copyTo !== void 0;
+    if (renamed && (h.renameFrom === void 0 || h.renameTo === void 0))
+      this.fail('"rename from" without "rename to", or the other way round');
+    if (copied && (h.copyFrom === void 0 || h.copyTo === void 0))
+      this.fail('"copy from" without "copy to", or the other way round');
+    if (+isNew + +isDeleted + +renamed + +copied > 1)
+      this.fail("a file is at most one of new, deleted, renamed and copied");
+    if (h.oldMode === void 0 !== (h.newMode === void 0))
+      this.fail('"old mode" without "new mode", or the other way round');
+    if (h.oldMode !== void 0 && (isNew || isDeleted || h.indexMode !== void 0))
+      this.fail('"old mode"/"new mode" with a new or deleted file or a mode on the "index" line');
+    if (h.indexMode !== void 0 && (isNew || isDeleted))
+      this.fail('a mode on the "index" line of a new or deleted file');
+    if (minus === NO_FILE && !isNew) this.fail('"--- /dev/null" for a file that is not new');
+    if (plus === NO_FILE && !isDeleted) this.fail('"+++ /dev/null" for a file that is not deleted');
+    if (isNew && minus !== void 0 && minus !== NO_FILE) this.fail('a new file with an old name on "---"');
+    if (isDeleted && plus !== void 0 && plus !== NO_FILE)
+      this.fail('a deleted file with a new name on "+++"');
+    let oldName;
+    let newName;
+    if (renamed || copied) {
+      oldName = h.renameFrom ?? h.copyFrom;
+      newName = h.renameTo ?? h.copyTo;
+      this.agree("old ", oldName, minus, this.gitA);
+      this.agree("new ", newName, plus, this.gitB);
+    } else {
+      const name = this.gitA ?? (typeof minus === "string" ? minus : void 0) ?? (typeof plus === "string" ? plus : void 0);
+      if (name === void 0)
+        this.fail(
+          'cannot tell the file name: unquoted names differ on the "diff --git" line and no other line names the file'
+        );
+      this.agree("", name, minus, plus, this.gitB);
+      oldName = newName = name;
+    }
+    const oldMode = isNew ? null : h.deletedFileMode ?? h.oldMode ?? h.indexMode ?? null;
+    const newMode = isDeleted ? null : h.newFileMode ?? h.newMode ?? h.indexMode ?? null;
+    let change;
+    if (isNew) change = "added";
+    else if (isDeleted) change = "deleted";
+    else if (renamed) change = "renamed";
+    else if (copied) change = "copied";
+    else if (hunkCount > 0 || binary) change = "modified";
+    else if (oldMode !== newMode) change = "mode-changed";
+    else this.fail("a file section that changes nothing");
+    const oldPath = isNew ? null : new DiffPath(oldName);
+    const newPath = isDeleted ? null : oldName === newName && oldPath ? oldPath : new DiffPath(newName);
+    const similarity = renamed || copied ? h.similarity ?? null : null;
+    return new FileChange(
+      this.buf,
+      oldPath,
+      newPath,
+      change,
+      oldMode,
+      newMode,
+      binary,
+      similarity,
+      this.hunkTable,
+      firstHunk,
+      hunkCount,
+      start,
+      this.pos
+    );
+  }
+  /** Every name given (a `---`/`+++` name, a `diff --git` name) must be `name`. */
+  agree(side, name, ...others) {
+    for (const other of others)
+      if (typeof other === "string" && other !== name)
+        this.fail(`the ${side}file name differs between the lines of one file's header`);
+  }
+};
+var EXTENDED_HEADERS = [
+  "old mode ",
+  "new mode ",
+  "deleted file mode ",
+  "new file mode ",
+  "copy from ",
+  "copy to ",
+  "rename from ",
+  "rename to ",
+  "similarity index ",
+  "dissimilarity index ",
+  "index "
+];
+var EXTENDED_HEADERS_BY_FIRST_BYTE = /* @__PURE__ */ new Map();
+for (const header of EXTENDED_HEADERS) {
+  const bytes = ascii(header);
+  const list = EXTENDED_HEADERS_BY_FIRST_BYTE.get(bytes[0]) ?? [];
+  list.push([header, bytes]);
+  EXTENDED_HEADERS_BY_FIRST_BYTE.set(bytes[0], list);
+}
+
+// src/git/run-git.ts
+import { spawn } from "node:child_process";
+var HARDENING = [
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.quotePath=true",
+  "-c",
+  "core.attributesFile=/dev/null",
+  "-c",
+  "color.ui=false",
+  "-c",
+  "diff.noprefix=false",
+  "-c",
+  "diff.mnemonicPrefix=false",
+  "-c",
+  "diff.relative=false",
+  "-c",
+  "protocol.allow=never",
+  "-c",
+  "protocol.file.allow=always",
+  "--no-replace-objects"
+];
+function gitEnvironment() {
+  const env = {
+    PATH: process.env.PATH,
+    LC_ALL: "C",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_NO_REPLACE_OBJECTS: "1",
+    GIT_PAGER: "cat"
+  };
+  if (process.env.HOME) env.HOME = process.env.HOME;
+  return env;
+}
+var GitError = class extends Error {
+  constructor(args, exitCode, stderr) {
+    super(
+      `git ${args.slice(0, 3).join(" ")} failed (exit ${exitCode}): ${stderr.trim().split("\n").slice(-3).join(" / ")}`
+    );
+    this.args = args;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+  }
+  args;
+  exitCode;
+  stderr;
+};
+function runGit(repoDir, args, options = {}) {
+  const maxBytes = options.maxBytes ?? 2 * 1024 ** 3;
+  return new Promise((resolve3, reject) => {
+    const child = spawn("git", ["-C", repoDir, ...HARDENING, ...args], {
+      env: gitEnvironment(),
+      stdio: ["pipe", "pipe", "pipe"]
+    });
+    const chunks = [];
+    let size = 0;
+    let stderr = "";
+    let overflow = false;
+    child.stdout.on("data", (chunk) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        overflow = true;
+        child.kill("SIGKILL");
+      } else chunks.push(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      if (stderr.length < 64 * 1024) stderr += chunk.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (overflow) reject(new GitError(args, code, `output larger than ${maxBytes} bytes`));
+      else resolve3({ exitCode: code, stdout: Buffer.concat(chunks), stderr });
+    });
+    child.stdin.on("error", () => {
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+async function gitOk(repoDir, args, options = {}) {
+  const result = await runGit(repoDir, args, options);
+  if (result.exitCode !== 0) throw new GitError(args, result.exitCode, result.stderr);
+  return result.stdout;
+}
+
+// src/diff/read-pr-diff.ts
+var PrRangeError = class extends Error {
+};
+async function resolvePrRange(repoDir, base, head) {
+  const resolvedBase = await resolveCommit(repoDir, base, "base");
+  const resolvedHead = await resolveCommit(repoDir, head, "head");
+  const result = await runGit(repoDir, ["merge-base", resolvedBase, resolvedHead]);
+  const mergeBase = result.stdout.toString("latin1").trim();
+  if (result.exitCode !== 0 || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(mergeBase))
+    throw new PrRangeError(
+      `base ${resolvedBase} and head ${resolvedHead} have no common ancestor: the head is not a branch of the base's history`
+    );
+  return { base: resolvedBase, head: resolvedHead, mergeBase };
+}
+async function resolveCommit(repoDir, rev, role) {
+  if (rev === "" || rev.includes("\0")) throw new PrRangeError(`the ${role} revision is empty`);
+  const result = await runGit(repoDir, [
+    "rev-parse",
+    "--verify",
+    "--quiet",
+    "--end-of-options",
+    `${rev}^{commit}`
+  ]);
+  const id = result.stdout.toString("latin1").trim();
+  if (result.exitCode !== 0 || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id))
+    throw new PrRangeError(`the ${role} ${JSON.stringify(rev)} is not a commit in ${repoDir}`);
+  return id;
+}
+var PR_DIFF_OPTIONS = [
+  "--binary",
+  "--full-index",
+  "--no-renames",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+  "--no-color",
+  "--no-relative",
+  "--unified=3",
+  "--inter-hunk-context=0",
+  "--diff-algorithm=myers",
+  "--indent-heuristic",
+  "--ignore-submodules=none",
+  "--submodule=short",
+  "-O/dev/null"
+];
+var PR_DIFF_CONFIG = ["-c", "diff.suppressBlankEmpty=false", "-c", "core.bigFileThreshold=512m"];
+async function readRangeDiff(repoDir, range2, options = {}) {
+  return gitOk(
+    repoDir,
+    [...PR_DIFF_CONFIG, "diff", ...PR_DIFF_OPTIONS, range2.mergeBase, range2.head, "--"],
+    options
+  );
+}
+
+// src/oracle-dir/load.ts
+import { constants as constants3, promises as fsp3 } from "node:fs";
+import { join as join2, resolve } from "node:path";
 
 // node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -1087,10 +4160,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path) {
-  if (!path)
+function getElementAtPath(obj, path2) {
+  if (!path2)
     return obj;
-  return path.reduce((acc, key) => acc?.[key], obj);
+  return path2.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -1430,11 +4503,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path, issues) {
+function prefixIssues(path2, issues) {
   return issues.map((iss) => {
-    var _a3;
-    (_a3 = iss).path ?? (_a3.path = []);
-    iss.path.unshift(path);
+    var _a4;
+    (_a4 = iss).path ?? (_a4.path = []);
+    iss.path.unshift(path2);
     return iss;
   });
 }
@@ -1454,17 +4527,17 @@ function sizeCaps(defChecks) {
   return caps;
 }
 function attachSchema(issues, start, inst) {
-  var _a3;
+  var _a4;
   for (let i = start; i < issues.length; i++) {
-    (_a3 = issues[i]).schema ?? (_a3.schema = inst);
+    (_a4 = issues[i]).schema ?? (_a4.schema = inst);
   }
 }
 function finalizeIssue(iss, ctx, config2) {
-  var _a3;
+  var _a4;
   const traits = iss.inst?._zod?.traits;
   if (traits?.has("$ZodType")) {
     if (traits.has("$ZodCheck"))
-      (_a3 = iss).schema ?? (_a3.schema = iss.inst);
+      (_a4 = iss).schema ?? (_a4.schema = iss.inst);
     else
       iss.schema = iss.inst;
   }
@@ -1896,16 +4969,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path = []) => {
+  const processError = (error63, path2 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path2, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
       } else {
-        const fullpath = [...path, ...issue2.path];
+        const fullpath = [...path2, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -1944,17 +5017,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path = []) => {
-    var _a3;
+  const processError = (error63, path2 = []) => {
+    var _a4;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path2, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path2, ...issue2.path]);
       } else {
-        const fullpath = [...path, ...issue2.path];
+        const fullpath = [...path2, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -1977,7 +5050,7 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
             curr = curr.properties[el];
           } else {
             curr.items ?? (curr.items = []);
-            (_a3 = curr.items)[el] ?? (_a3[el] = { errors: [] });
+            (_a4 = curr.items)[el] ?? (_a4[el] = { errors: [] });
             curr = curr.items[el];
           }
           if (terminal) {
@@ -1993,8 +5066,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path) {
+  const path2 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path2) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -2354,10 +5427,10 @@ var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
 // node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
-  var _a3;
+  var _a4;
   inst._zod ?? (inst._zod = {});
   inst._zod.def = def;
-  (_a3 = inst._zod).onattach ?? (_a3.onattach = []);
+  (_a4 = inst._zod).onattach ?? (_a4.onattach = []);
 });
 var _whenHasSize = (payload) => {
   const val = payload.value;
@@ -2530,9 +5603,9 @@ var $ZodCheckBigIntFormat = /* @__PURE__ */ $constructor("$ZodCheckBigIntFormat"
   };
 });
 var $ZodCheckMaxSize = /* @__PURE__ */ $constructor("$ZodCheckMaxSize", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasSize);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasSize);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const size = input2.size;
@@ -2550,9 +5623,9 @@ var $ZodCheckMaxSize = /* @__PURE__ */ $constructor("$ZodCheckMaxSize", (inst, d
   };
 });
 var $ZodCheckMinSize = /* @__PURE__ */ $constructor("$ZodCheckMinSize", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasSize);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasSize);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const size = input2.size;
@@ -2570,9 +5643,9 @@ var $ZodCheckMinSize = /* @__PURE__ */ $constructor("$ZodCheckMinSize", (inst, d
   };
 });
 var $ZodCheckSizeEquals = /* @__PURE__ */ $constructor("$ZodCheckSizeEquals", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasSize);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasSize);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const size = input2.size;
@@ -2591,9 +5664,9 @@ var $ZodCheckSizeEquals = /* @__PURE__ */ $constructor("$ZodCheckSizeEquals", (i
   };
 });
 var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const units = input2.length;
@@ -2613,9 +5686,9 @@ var $ZodCheckMaxLength = /* @__PURE__ */ $constructor("$ZodCheckMaxLength", (ins
   };
 });
 var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const units = input2.length;
@@ -2635,9 +5708,9 @@ var $ZodCheckMinLength = /* @__PURE__ */ $constructor("$ZodCheckMinLength", (ins
   };
 });
 var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals", (inst, def) => {
-  var _a3;
+  var _a4;
   $ZodCheck.init(inst, def);
-  (_a3 = inst._zod.def).when ?? (_a3.when = _whenHasLength);
+  (_a4 = inst._zod.def).when ?? (_a4.when = _whenHasLength);
   inst._zod.check = (payload) => {
     const input2 = payload.value;
     const units = input2.length;
@@ -2658,10 +5731,10 @@ var $ZodCheckLengthEquals = /* @__PURE__ */ $constructor("$ZodCheckLengthEquals"
   };
 });
 var $ZodCheckStringFormat = /* @__PURE__ */ $constructor("$ZodCheckStringFormat", (inst, def) => {
-  var _a3, _b;
+  var _a4, _b;
   $ZodCheck.init(inst, def);
   if (def.pattern)
-    (_a3 = inst._zod).check ?? (_a3.check = (payload) => {
+    (_a4 = inst._zod).check ?? (_a4.check = (payload) => {
       def.pattern.lastIndex = 0;
       if (def.pattern.test(payload.value))
         return;
@@ -2878,7 +5951,7 @@ var version = {
 
 // node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
-  var _a3;
+  var _a4;
   inst ?? (inst = {});
   inst._zod.def = def;
   inst._zod.bag = inst._zod.bag || {};
@@ -2891,7 +5964,7 @@ var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
     }
   }
   if (checks.length === 0) {
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    (_a4 = inst._zod).deferred ?? (_a4.deferred = []);
     inst._zod.deferred?.push(() => {
       inst._zod.run = inst._zod.parse;
     });
@@ -3819,14 +6892,14 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     const shape = zod.def.shape;
     const propValues = {};
     for (const key in shape) {
-      const field = shape[key]._zod;
-      if (field.values) {
+      const field2 = shape[key]._zod;
+      if (field2.values) {
         if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
           assignProp(propValues, key, /* @__PURE__ */ new Set());
         }
-        for (const v of field.values)
+        for (const v of field2.values)
           propValues[key].add(v);
-        if (field.optin !== void 0)
+        if (field2.optin !== void 0)
           propValues[key].add(void 0);
       }
     }
@@ -5337,7 +8410,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve) {
+function isRecursive(inst, stack, resolve3) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -5347,7 +8420,7 @@ function isRecursive(inst, stack, resolve) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve);
+      const answer = isRecursive(child, stack, resolve3);
       if (answer > result)
         result = answer;
     }
@@ -5358,7 +8431,7 @@ function isRecursive(inst, stack, resolve) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve3) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -5422,7 +8495,7 @@ function isRecursive(inst, stack, resolve) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve3 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -5499,8 +8572,8 @@ var memo = {
     return empty;
   },
   guard(inst) {
-    var _a3;
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    var _a4;
+    (_a4 = inst._zod).deferred ?? (_a4.deferred = []);
     inst._zod.deferred.push(() => {
       const base = inst._zod.parse;
       const wrapped = (payload, ctx) => {
@@ -5514,12 +8587,12 @@ var memo = {
     });
   },
   attach(inst) {
-    var _a3;
+    var _a4;
     let isRecursiveInst;
     let rechecked = false;
     let lastCtx;
     let lastBucket;
-    (_a3 = inst._zod).deferred ?? (_a3.deferred = []);
+    (_a4 = inst._zod).deferred ?? (_a4.deferred = []);
     inst._zod.deferred.push(() => {
       const base = inst._zod.parse;
       const wrapped = (payload, ctx) => {
@@ -15492,10 +18565,10 @@ function _properties(shape, params) {
   });
 }
 // @__NO_SIDE_EFFECTS__
-function _mime(types, params) {
+function _mime(types2, params) {
   return new $ZodCheckMimeType({
     check: "mime_type",
-    mime: types,
+    mime: types2,
     ...normalizeParams(params)
   });
 }
@@ -15927,7 +19000,7 @@ function handleUnrepresentable(schema, ctx, json2, params, message) {
   return true;
 }
 function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
-  var _a3;
+  var _a4;
   const def = schema._zod.def;
   const seen = ctx.seen.get(schema);
   if (seen) {
@@ -15977,7 +19050,7 @@ function processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
     delete result.schema.default;
   }
   if (ctx.io === "input" && "_prefault" in result.schema)
-    (_a3 = result.schema).default ?? (_a3.default = result.schema._prefault);
+    (_a4 = result.schema).default ?? (_a4.default = result.schema._prefault);
   delete result.schema._prefault;
   const _result = ctx.seen.get(schema);
   return _result.schema;
@@ -16054,8 +19127,8 @@ Set the \`cycles\` parameter to \`"ref"\` to resolve cyclical schemas with defs.
       continue;
     }
     if (ctx.external) {
-      const ext = ctx.external.registry.get(entry[0])?.id;
-      if (schema !== entry[0] && ext) {
+      const ext2 = ctx.external.registry.get(entry[0])?.id;
+      if (schema !== entry[0] && ext2) {
         extractToDef(entry);
         continue;
       }
@@ -16082,7 +19155,7 @@ function compactTypeUnion(schema) {
   const options = schema.anyOf;
   if (!Array.isArray(options) || options.length === 0 || schema.type !== void 0)
     return;
-  const types = [];
+  const types2 = [];
   for (const option of options) {
     if (!option || typeof option !== "object")
       return;
@@ -16094,12 +19167,12 @@ function compactTypeUnion(schema) {
     for (const member of Array.isArray(type) ? type : [type]) {
       if (typeof member !== "string")
         return;
-      if (!types.includes(member))
-        types.push(member);
+      if (!types2.includes(member))
+        types2.push(member);
     }
   }
   delete schema.anyOf;
-  schema.type = types.length === 1 ? types[0] : types;
+  schema.type = types2.length === 1 ? types2[0] : types2;
 }
 var FOLDABLE_KEYS = /* @__PURE__ */ new Set(["type", "properties", "required", "additionalProperties"]);
 var UNION_KEYS = ["oneOf", "anyOf"];
@@ -16764,8 +19837,8 @@ var objectProcessor = (schema, ctx, _json, params) => {
   }
   const requiredKeys = [];
   for (const key of Object.keys(shape)) {
-    const field = def.shape[key];
-    if (ctx.io === "input" ? inputOptin(field) === void 0 : field._zod.optout === void 0) {
+    const field2 = def.shape[key];
+    if (ctx.io === "input" ? inputOptin(field2) === void 0 : field2._zod.optout === void 0) {
       requiredKeys.push(key);
     }
   }
@@ -16898,8 +19971,8 @@ function stringifyKeyNames(bySchema, json2, visited) {
     if (mapped.some((branch, i) => branch !== branches[i]))
       json2 = { ...json2, [keyword]: mapped };
   }
-  const types = Array.isArray(json2.type) ? json2.type : [json2.type];
-  const numericType = !types.includes("string") && types.some((t) => t === "number" || t === "integer");
+  const types2 = Array.isArray(json2.type) ? json2.type : [json2.type];
+  const numericType = !types2.includes("string") && types2.some((t) => t === "number" || t === "integer");
   const values = json2.enum ?? (json2.const !== void 0 ? [json2.const] : void 0);
   if (!numericType && !values?.some((v) => typeof v === "number"))
     return json2;
@@ -16912,7 +19985,7 @@ function stringifyKeyNames(bySchema, json2, visited) {
     return rest;
   rest.type = "string";
   if (!values)
-    rest.pattern = (types.includes("number") ? number : integer).source;
+    rest.pattern = (types2.includes("number") ? number : integer).source;
   return rest;
 }
 var pendingRecords = /* @__PURE__ */ new WeakMap();
@@ -18645,7 +21718,7 @@ var ZodFile = /* @__PURE__ */ $constructor("ZodFile", (inst, def) => {
   inst._zod.processJSONSchema = (ctx, json2, params) => fileProcessor(inst, ctx, json2, params);
   inst.min = (size, params) => inst.check(_minSize(size, params));
   inst.max = (size, params) => inst.check(_maxSize(size, params));
-  inst.mime = (types, params) => inst.check(_mime(Array.isArray(types) ? types : [types], params));
+  inst.mime = (types2, params) => inst.check(_mime(Array.isArray(types2) ? types2 : [types2], params));
 });
 function file(params) {
   return _file(ZodFile, params);
@@ -19132,13 +22205,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path = ref.slice(1).split("/").filter(Boolean);
-  if (path.length === 0) {
+  const path2 = ref.slice(1).split("/").filter(Boolean);
+  if (path2.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path[0] === defsKey) {
-    const key = path[1] === void 0 ? void 0 : decodeJSONPointerSegment(path[1]);
+  if (path2[0] === defsKey) {
+    const key = path2[1] === void 0 ? void 0 : decodeJSONPointerSegment(path2[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -19987,6 +23060,4907 @@ function date4(params) {
   return _coercedDate(ZodDate, params);
 }
 
+// src/json/strict-parse.ts
+var StrictJsonError = class extends Error {
+  constructor(message, offset, path2) {
+    super(message);
+    this.offset = offset;
+    this.path = path2;
+  }
+  offset;
+  path;
+};
+var MAX_DEPTH = 256;
+function strictParseJson(text2) {
+  let pos = 0;
+  const path2 = [];
+  const error62 = (message) => {
+    throw new StrictJsonError(message, pos, [...path2]);
+  };
+  const skipWhitespace = () => {
+    while (pos < text2.length) {
+      const c = text2.charCodeAt(pos);
+      if (c === 32 || c === 10 || c === 13 || c === 9) pos++;
+      else break;
+    }
+  };
+  const expect = (literal2) => {
+    if (text2.startsWith(literal2, pos)) pos += literal2.length;
+    else error62(`expected ${literal2} at offset ${pos}`);
+  };
+  const parseString = () => {
+    pos++;
+    let out = "";
+    let start = pos;
+    for (; ; ) {
+      if (pos >= text2.length) error62("unterminated string");
+      const c = text2.charCodeAt(pos);
+      if (c === 34) {
+        out += text2.slice(start, pos);
+        pos++;
+        break;
+      }
+      if (c < 32) error62(`unescaped control character in string at offset ${pos}`);
+      if (c === 92) {
+        out += text2.slice(start, pos);
+        const e = text2[pos + 1];
+        pos += 2;
+        switch (e) {
+          case '"':
+            out += '"';
+            break;
+          case "\\":
+            out += "\\";
+            break;
+          case "/":
+            out += "/";
+            break;
+          case "b":
+            out += "\b";
+            break;
+          case "f":
+            out += "\f";
+            break;
+          case "n":
+            out += "\n";
+            break;
+          case "r":
+            out += "\r";
+            break;
+          case "t":
+            out += "	";
+            break;
+          case "u": {
+            const hex3 = text2.slice(pos, pos + 4);
+            if (!/^[0-9a-fA-F]{4}$/.test(hex3)) error62(`bad \\u escape at offset ${pos - 2}`);
+            out += String.fromCharCode(parseInt(hex3, 16));
+            pos += 4;
+            break;
+          }
+          default:
+            pos -= 2;
+            error62(`bad escape at offset ${pos}`);
+        }
+        start = pos;
+        continue;
+      }
+      pos++;
+    }
+    if (!out.isWellFormed()) error62("string holds a lone UTF-16 surrogate");
+    return out;
+  };
+  const parseNumber = () => {
+    const match2 = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(text2.slice(pos, pos + 400));
+    if (!match2) error62(`unexpected character at offset ${pos}`);
+    pos += match2[0].length;
+    const n = Number(match2[0]);
+    if (!Number.isFinite(n)) error62("number out of range");
+    return n;
+  };
+  const parseValue = (depth) => {
+    if (depth > MAX_DEPTH) error62(`nesting deeper than ${MAX_DEPTH}`);
+    skipWhitespace();
+    const c = text2[pos];
+    if (c === "{") {
+      pos++;
+      const obj = /* @__PURE__ */ Object.create(null);
+      skipWhitespace();
+      if (text2[pos] === "}") {
+        pos++;
+        return obj;
+      }
+      for (; ; ) {
+        skipWhitespace();
+        if (text2[pos] !== '"') error62(`expected a key at offset ${pos}`);
+        const key = parseString();
+        if (Object.prototype.hasOwnProperty.call(obj, key)) error62(`duplicate key ${JSON.stringify(key)}`);
+        skipWhitespace();
+        expect(":");
+        path2.push(key);
+        obj[key] = parseValue(depth + 1);
+        path2.pop();
+        skipWhitespace();
+        if (text2[pos] === ",") pos++;
+        else if (text2[pos] === "}") {
+          pos++;
+          return obj;
+        } else error62(`expected , or } at offset ${pos}`);
+      }
+    }
+    if (c === "[") {
+      pos++;
+      const arr = [];
+      skipWhitespace();
+      if (text2[pos] === "]") {
+        pos++;
+        return arr;
+      }
+      for (; ; ) {
+        path2.push(arr.length);
+        arr.push(parseValue(depth + 1));
+        path2.pop();
+        skipWhitespace();
+        if (text2[pos] === ",") pos++;
+        else if (text2[pos] === "]") {
+          pos++;
+          return arr;
+        } else error62(`expected , or ] at offset ${pos}`);
+      }
+    }
+    if (c === '"') return parseString();
+    if (c === "t") return expect("true"), true;
+    if (c === "f") return expect("false"), false;
+    if (c === "n") return expect("null"), null;
+    if (c === void 0) error62("unexpected end of input");
+    return parseNumber();
+  };
+  const value = parseValue(0);
+  skipWhitespace();
+  if (pos !== text2.length) error62(`trailing characters at offset ${pos}`);
+  return value;
+}
+function formatJsonPath(path2) {
+  let out = "";
+  for (const part of path2) {
+    if (typeof part === "number") out += `[${part}]`;
+    else {
+      const key = String(part);
+      out += /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? (out ? "." : "") + key : `[${JSON.stringify(key)}]`;
+    }
+  }
+  return out || "(top level)";
+}
+
+// src/json/parse-checked.ts
+function describeZodError(error62) {
+  const issue2 = error62.issues[0];
+  if (!issue2) return "invalid input";
+  if (issue2.code === "unrecognized_keys") {
+    const key = issue2.keys[0] ?? "";
+    return `${formatJsonPath([...issue2.path, key])}: unknown field`;
+  }
+  if (issue2.code === "invalid_union") {
+    const path2 = issue2.path.at(-1) === "kind" ? issue2.path : [...issue2.path, "kind"];
+    return `${formatJsonPath(path2)}: unknown kind`;
+  }
+  if (issue2.code === "invalid_type" && issue2.message.includes("received undefined")) {
+    return `${formatJsonPath(issue2.path)}: missing field`;
+  }
+  return `${formatJsonPath(issue2.path)}: ${issue2.message}`;
+}
+function parseChecked(schema, text2) {
+  let raw;
+  try {
+    raw = strictParseJson(text2);
+  } catch (e) {
+    if (e instanceof StrictJsonError) {
+      const where = e.path.length ? `${formatJsonPath(e.path)}: ` : "";
+      return { ok: false, error: `${where}malformed JSON: ${e.message}` };
+    }
+    throw e;
+  }
+  const result = schema.safeParse(raw);
+  return result.success ? { ok: true, value: result.data } : { ok: false, error: describeZodError(result.error) };
+}
+
+// node_modules/balanced-match/dist/esm/index.js
+var range = (a, b, str) => {
+  let begs, beg, left, right = void 0, result;
+  let ai = str.indexOf(a);
+  let bi = str.indexOf(b, ai + 1);
+  let i = ai;
+  if (ai >= 0 && bi > 0) {
+    if (a === b) {
+      return [ai, bi];
+    }
+    begs = [];
+    left = str.length;
+    while (i >= 0 && !result) {
+      if (i === ai) {
+        begs.push(i);
+        ai = str.indexOf(a, i + 1);
+      } else if (begs.length === 1) {
+        const r = begs.pop();
+        if (r !== void 0)
+          result = [r, bi];
+      } else {
+        beg = begs.pop();
+        if (beg !== void 0 && beg < left) {
+          left = beg;
+          right = bi;
+        }
+        bi = str.indexOf(b, i + 1);
+      }
+      i = ai < bi && ai >= 0 ? ai : bi;
+    }
+    if (begs.length && right !== void 0) {
+      result = [left, right];
+    }
+  }
+  return result;
+};
+
+// node_modules/brace-expansion/dist/esm/index.js
+var escSlash = "\0SLASH" + Math.random().toFixed(16) + "\0";
+var escOpen = "\0OPEN" + Math.random().toFixed(16) + "\0";
+var escClose = "\0CLOSE" + Math.random().toFixed(16) + "\0";
+var escComma = "\0COMMA" + Math.random().toFixed(16) + "\0";
+var escPeriod = "\0PERIOD" + Math.random().toFixed(16) + "\0";
+var escSlashPattern = new RegExp(escSlash, "g");
+var escOpenPattern = new RegExp(escOpen, "g");
+var escClosePattern = new RegExp(escClose, "g");
+var escCommaPattern = new RegExp(escComma, "g");
+var escPeriodPattern = new RegExp(escPeriod, "g");
+var slashPattern = /\\\\/g;
+var openPattern = /\\{/g;
+var closePattern = /\\}/g;
+var commaPattern = /\\,/g;
+var periodPattern = /\\\./g;
+var EXPANSION_MAX = 1e5;
+var EXPANSION_MAX_LENGTH = 4e6;
+var EXPANSION_MAX_DEPTH = 1e3;
+var EXPANSION_MAX_REWRITES = 1e3;
+var EXPANSION_MAX_STEPS = 2e7;
+var CALL_STEPS = 16;
+function numeric(str) {
+  return !isNaN(str) ? parseInt(str, 10) : str.charCodeAt(0);
+}
+function escapeBraces(str) {
+  return str.replace(slashPattern, escSlash).replace(openPattern, escOpen).replace(closePattern, escClose).replace(commaPattern, escComma).replace(periodPattern, escPeriod);
+}
+function unescapeBraces(str) {
+  return str.replace(escSlashPattern, "\\").replace(escOpenPattern, "{").replace(escClosePattern, "}").replace(escCommaPattern, ",").replace(escPeriodPattern, ".");
+}
+function pushAll(target, items) {
+  for (let i = 0; i < items.length; i++) {
+    target.push(items[i]);
+  }
+}
+function balancedWithBudget(str, masked, budget) {
+  if (budget.remaining < 0) {
+    return void 0;
+  }
+  const r = range("{", "}", masked);
+  const unmatched = r !== void 0 && masked.indexOf("{") < r[0];
+  budget.remaining -= r && !unmatched ? r[1] + 1 : str.length;
+  if (!r || budget.remaining < 0) {
+    return void 0;
+  }
+  return {
+    end: r[1],
+    pre: str.slice(0, r[0]),
+    body: str.slice(r[0] + 1, r[1]),
+    post: str.slice(r[1] + 1),
+    unmatched
+  };
+}
+function maskUnmatchedOpens(masked, budget) {
+  budget.remaining -= masked.length;
+  const open3 = [];
+  for (let i = 0; i < masked.length; i++) {
+    const c = masked.charCodeAt(i);
+    if (c === 123) {
+      open3.push(i);
+    } else if (c === 125 && open3.length) {
+      open3.pop();
+    }
+  }
+  let out = "";
+  let last = 0;
+  for (let i = 0; i < open3.length; i++) {
+    const at = open3[i];
+    out += masked.slice(last, at) + "\0";
+    last = at + 1;
+  }
+  return out + masked.slice(last);
+}
+function commaSetFollows(str, budget) {
+  budget.remaining -= str.length;
+  if (budget.remaining < 0) {
+    return false;
+  }
+  let close = false;
+  for (let i = str.length - 1; i >= 0; i--) {
+    const c = str.charCodeAt(i);
+    if (c === 125) {
+      close = true;
+    } else if (c === 10 || c === 13 || c === 8232 || c === 8233) {
+      close = false;
+    } else if (c === 44 && close && str.charCodeAt(i + 1) !== 44) {
+      return true;
+    }
+  }
+  return false;
+}
+function parseCommaParts(str, budget) {
+  const parts = [];
+  let carry = "";
+  for (; ; ) {
+    const m = balancedWithBudget(str, str, budget);
+    if (budget.remaining < 0) {
+      return void 0;
+    }
+    if (!m) {
+      const tail = str.split(",");
+      tail[0] = carry + tail[0];
+      pushAll(parts, tail);
+      return parts;
+    }
+    const { pre, body, post } = m;
+    const p = pre.split(",");
+    p[0] = carry + p[0];
+    p[p.length - 1] += "{" + body + "}";
+    if (!post.length) {
+      pushAll(parts, p);
+      return parts;
+    }
+    carry = p.pop();
+    pushAll(parts, p);
+    str = post;
+  }
+}
+function bound(value, fallback) {
+  return value === void 0 || isNaN(value) ? fallback : value;
+}
+function expand(str, options = {}) {
+  if (!str) {
+    return [];
+  }
+  const max = bound(options.max, EXPANSION_MAX);
+  const maxLength = bound(options.maxLength, EXPANSION_MAX_LENGTH);
+  const maxDepth = bound(options.maxDepth, EXPANSION_MAX_DEPTH);
+  const maxRewrites = bound(options.maxRewrites, EXPANSION_MAX_REWRITES);
+  const maxSteps = bound(options.maxSteps, EXPANSION_MAX_STEPS);
+  if (str.slice(0, 2) === "{}") {
+    str = "\\{\\}" + str.slice(2);
+  }
+  return expand_(escapeBraces(str), max, maxLength, maxDepth, 0, maxRewrites, { remaining: maxSteps }, true).map(unescapeBraces);
+}
+function embrace(str) {
+  return "{" + str + "}";
+}
+function isPadded(el) {
+  return /^-?0\d/.test(el);
+}
+function lte(i, y) {
+  return i <= y;
+}
+function gte(i, y) {
+  return i >= y;
+}
+function combine(acc, pre, values, max, maxLength, dropEmpties, budget) {
+  const out = [];
+  let length = 0;
+  let nonEmpty;
+  outer: for (let a = 0; a < acc.length; a++) {
+    const prefix = acc[a] + pre;
+    let vs = values;
+    if (dropEmpties && !prefix) {
+      if (!nonEmpty)
+        nonEmpty = values.filter((v) => v);
+      vs = nonEmpty;
+    }
+    for (let v = 0; v < vs.length; v++) {
+      if (out.length >= max)
+        break outer;
+      const expansion = prefix + vs[v];
+      if (length + expansion.length > maxLength)
+        break outer;
+      out.push(expansion);
+      length += expansion.length;
+    }
+  }
+  budget.remaining -= out.length;
+  return out;
+}
+function expandSequence(body, isAlphaSequence, max, maxLength, budget) {
+  const n = body.split(/\.\./);
+  const N = [];
+  if (n[0] === void 0 || n[1] === void 0) {
+    return N;
+  }
+  const x = numeric(n[0]);
+  const y = numeric(n[1]);
+  const width = Math.max(n[0].length, n[1].length);
+  let incr = n.length === 3 && n[2] !== void 0 ? Math.max(Math.abs(numeric(n[2])), 1) : 1;
+  let test = lte;
+  const reverse = y < x;
+  if (reverse) {
+    incr *= -1;
+    test = gte;
+  }
+  const pad = n.some(isPadded);
+  const cost = pad ? width : 1;
+  let length = 0;
+  for (let i = x; test(i, y) && N.length < max; i += incr) {
+    budget.remaining -= cost;
+    if (budget.remaining < 0) {
+      return void 0;
+    }
+    let c;
+    if (isAlphaSequence) {
+      c = String.fromCharCode(i);
+      if (c === "\\") {
+        c = "";
+      }
+    } else {
+      c = String(i);
+      if (pad) {
+        const need2 = width - c.length;
+        if (need2 > 0) {
+          const z2 = new Array(need2 + 1).join("0");
+          if (i < 0) {
+            c = "-" + z2 + c.slice(1);
+          } else {
+            c = z2 + c;
+          }
+        }
+      }
+    }
+    if (length + c.length > maxLength)
+      break;
+    N.push(c);
+    length += c.length;
+  }
+  return N;
+}
+function expand_(str, max, maxLength, maxDepth, depth, maxRewrites, budget, isTop) {
+  budget.remaining -= CALL_STEPS;
+  if (depth > maxDepth) {
+    return [str];
+  }
+  let acc = [""];
+  let rewrites = 0;
+  let dropEmpties = false;
+  let firstGroup = true;
+  let masked = str;
+  for (; ; ) {
+    const m = balancedWithBudget(str, masked, budget);
+    if (!m) {
+      return combine(acc, str, [""], max, maxLength, dropEmpties, budget);
+    }
+    if (m.unmatched) {
+      masked = maskUnmatchedOpens(masked, budget);
+    }
+    const pre = m.pre;
+    const literal2 = () => combine(acc, pre + "{" + m.body + "}" + m.post, [""], max, maxLength, dropEmpties, budget);
+    if (/\$$/.test(pre)) {
+      acc = combine(acc, pre + "{" + m.body + "}", [""], max, maxLength, dropEmpties && !m.post.length, budget);
+      firstGroup = false;
+      if (!m.post.length)
+        break;
+      str = m.post;
+      masked = masked.slice(m.end + 1);
+      continue;
+    }
+    const isNumericSequence = /^-?\d+\.\.-?\d+(?:\.\.-?\d+)?$/.test(m.body);
+    const isAlphaSequence = /^[a-zA-Z]\.\.[a-zA-Z](?:\.\.-?\d+)?$/.test(m.body);
+    const isSequence = isNumericSequence || isAlphaSequence;
+    const isOptions = m.body.indexOf(",") >= 0;
+    if (!isSequence && !isOptions) {
+      if (rewrites < maxRewrites && commaSetFollows(m.post, budget)) {
+        rewrites++;
+        str = m.pre + "{" + m.body + escClose + m.post;
+        masked = masked.slice(0, m.end) + escClose + masked.slice(m.end + 1);
+        isTop = true;
+        continue;
+      }
+      return literal2();
+    }
+    if (firstGroup) {
+      dropEmpties = isTop && !isSequence;
+      firstGroup = false;
+    }
+    let values;
+    if (isSequence) {
+      values = expandSequence(m.body, isAlphaSequence, max, maxLength, budget);
+      if (!values) {
+        return literal2();
+      }
+    } else {
+      let n = parseCommaParts(m.body, budget);
+      if (!n) {
+        return literal2();
+      }
+      if (n.length === 1 && n[0] !== void 0) {
+        n = expand_(n[0], max, maxLength, maxDepth, depth + 1, maxRewrites, budget, false).map(embrace);
+        if (budget.remaining < 0) {
+          return literal2();
+        }
+        if (n.length === 1) {
+          const next2 = combine(acc, pre + n[0], [""], max, maxLength, dropEmpties && !m.post.length, budget);
+          if (budget.remaining < 0) {
+            return literal2();
+          }
+          acc = next2;
+          if (!m.post.length)
+            break;
+          str = m.post;
+          masked = masked.slice(m.end + 1);
+          continue;
+        }
+      }
+      let dropsEmpties = dropEmpties && !m.post.length && !pre;
+      for (let d = 0; dropsEmpties && d < acc.length; d++) {
+        if (acc[d]) {
+          dropsEmpties = false;
+        }
+      }
+      values = [];
+      let valuesLength = 0;
+      outer: for (let j = 0; j < n.length; j++) {
+        const expanded = expand_(n[j], max, maxLength, maxDepth, depth + 1, maxRewrites, budget, false);
+        if (budget.remaining < 0) {
+          return literal2();
+        }
+        for (let k = 0; k < expanded.length; k++) {
+          const v = expanded[k];
+          if (dropsEmpties && !v)
+            continue;
+          if (values.length >= max || valuesLength + v.length > maxLength) {
+            break outer;
+          }
+          values.push(v);
+          valuesLength += v.length;
+        }
+      }
+    }
+    const next = combine(acc, pre, values, max, maxLength, dropEmpties && !m.post.length, budget);
+    if (budget.remaining < 0) {
+      return literal2();
+    }
+    acc = next;
+    if (!m.post.length)
+      break;
+    str = m.post;
+    masked = masked.slice(m.end + 1);
+  }
+  return acc;
+}
+
+// node_modules/minimatch/dist/esm/assert-valid-pattern.js
+var MAX_PATTERN_LENGTH = 1024 * 64;
+var assertValidPattern = (pattern) => {
+  if (typeof pattern !== "string") {
+    throw new TypeError("invalid pattern");
+  }
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new TypeError("pattern is too long");
+  }
+};
+
+// node_modules/minimatch/dist/esm/brace-expressions.js
+var posixClasses = {
+  "[:alnum:]": ["\\p{L}\\p{Nl}\\p{Nd}", true],
+  "[:alpha:]": ["\\p{L}\\p{Nl}", true],
+  "[:ascii:]": ["\\x00-\\x7f", false],
+  "[:blank:]": ["\\p{Zs}\\t", true],
+  "[:cntrl:]": ["\\p{Cc}", true],
+  "[:digit:]": ["\\p{Nd}", true],
+  "[:graph:]": ["\\p{Z}\\p{C}", true, true],
+  "[:lower:]": ["\\p{Ll}", true],
+  "[:print:]": ["\\p{C}", true],
+  "[:punct:]": ["\\p{P}", true],
+  "[:space:]": ["\\p{Z}\\t\\r\\n\\v\\f", true],
+  "[:upper:]": ["\\p{Lu}", true],
+  "[:word:]": ["\\p{L}\\p{Nl}\\p{Nd}\\p{Pc}", true],
+  "[:xdigit:]": ["A-Fa-f0-9", false]
+};
+var braceEscape = (s) => s.replace(/[[\]\\-]/g, "\\$&");
+var regexpEscape = (s) => s.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, "\\$&");
+var rangesToString = (ranges) => ranges.join("");
+var parseClass = (glob2, position) => {
+  const pos = position;
+  if (glob2.charAt(pos) !== "[") {
+    throw new Error("not in a brace expression");
+  }
+  const ranges = [];
+  const negs = [];
+  let i = pos + 1;
+  let sawStart = false;
+  let uflag = false;
+  let escaping = false;
+  let negate = false;
+  let endPos = pos;
+  let rangeStart = "";
+  WHILE: while (i < glob2.length) {
+    const c = glob2.charAt(i);
+    if ((c === "!" || c === "^") && i === pos + 1) {
+      negate = true;
+      i++;
+      continue;
+    }
+    if (c === "]" && sawStart && !escaping) {
+      endPos = i + 1;
+      break;
+    }
+    sawStart = true;
+    if (c === "\\") {
+      if (!escaping) {
+        escaping = true;
+        i++;
+        continue;
+      }
+    }
+    if (c === "[" && !escaping) {
+      for (const [cls, [unip, u, neg]] of Object.entries(posixClasses)) {
+        if (glob2.startsWith(cls, i)) {
+          if (rangeStart) {
+            return ["$.", false, glob2.length - pos, true];
+          }
+          i += cls.length;
+          if (neg)
+            negs.push(unip);
+          else
+            ranges.push(unip);
+          uflag = uflag || u;
+          continue WHILE;
+        }
+      }
+    }
+    escaping = false;
+    if (rangeStart) {
+      if (c > rangeStart) {
+        ranges.push(braceEscape(rangeStart) + "-" + braceEscape(c));
+      } else if (c === rangeStart) {
+        ranges.push(braceEscape(c));
+      }
+      rangeStart = "";
+      i++;
+      continue;
+    }
+    if (glob2.startsWith("-]", i + 1)) {
+      ranges.push(braceEscape(c + "-"));
+      i += 2;
+      continue;
+    }
+    if (glob2.startsWith("-", i + 1)) {
+      rangeStart = c;
+      i += 2;
+      continue;
+    }
+    ranges.push(braceEscape(c));
+    i++;
+  }
+  if (endPos < i) {
+    return ["", false, 0, false];
+  }
+  if (!ranges.length && !negs.length) {
+    return ["$.", false, glob2.length - pos, true];
+  }
+  if (negs.length === 0 && ranges.length === 1 && /^\\?.$/.test(ranges[0]) && !negate) {
+    const r = ranges[0].length === 2 ? ranges[0].slice(-1) : ranges[0];
+    return [regexpEscape(r), false, endPos - pos, false];
+  }
+  const sranges = "[" + (negate ? "^" : "") + rangesToString(ranges) + "]";
+  const snegs = "[" + (negate ? "" : "^") + rangesToString(negs) + "]";
+  const comb = ranges.length && negs.length ? "(" + sranges + "|" + snegs + ")" : ranges.length ? sranges : snegs;
+  return [comb, uflag, endPos - pos, true];
+};
+
+// node_modules/minimatch/dist/esm/unescape.js
+var unescape = (s, { windowsPathsNoEscape = false, magicalBraces = true } = {}) => {
+  if (magicalBraces) {
+    return windowsPathsNoEscape ? s.replace(/\[([^/\\])\]/g, "$1") : s.replace(/((?!\\).|^)\[([^/\\])\]/g, "$1$2").replace(/\\([^/])/g, "$1");
+  }
+  return windowsPathsNoEscape ? s.replace(/\[([^/\\{}])\]/g, "$1") : s.replace(/((?!\\).|^)\[([^/\\{}])\]/g, "$1$2").replace(/\\([^/{}])/g, "$1");
+};
+
+// node_modules/minimatch/dist/esm/ast.js
+var _a3;
+var types = /* @__PURE__ */ new Set(["!", "?", "+", "*", "@"]);
+var isExtglobType = (c) => types.has(c);
+var isExtglobAST = (c) => isExtglobType(c.type);
+var adoptionMap = /* @__PURE__ */ new Map([
+  ["!", ["@"]],
+  ["?", ["?", "@"]],
+  ["@", ["@"]],
+  ["*", ["*", "+", "?", "@"]],
+  ["+", ["+", "@"]]
+]);
+var adoptionWithSpaceMap = /* @__PURE__ */ new Map([
+  ["!", ["?"]],
+  ["@", ["?"]],
+  ["+", ["?", "*"]]
+]);
+var adoptionAnyMap = /* @__PURE__ */ new Map([
+  ["!", ["?", "@"]],
+  ["?", ["?", "@"]],
+  ["@", ["?", "@"]],
+  ["*", ["*", "+", "?", "@"]],
+  ["+", ["+", "@", "?", "*"]]
+]);
+var usurpMap = /* @__PURE__ */ new Map([
+  ["!", /* @__PURE__ */ new Map([["!", "@"]])],
+  [
+    "?",
+    /* @__PURE__ */ new Map([
+      ["*", "*"],
+      ["+", "*"]
+    ])
+  ],
+  [
+    "@",
+    /* @__PURE__ */ new Map([
+      ["!", "!"],
+      ["?", "?"],
+      ["@", "@"],
+      ["*", "*"],
+      ["+", "+"]
+    ])
+  ],
+  [
+    "+",
+    /* @__PURE__ */ new Map([
+      ["?", "*"],
+      ["*", "*"]
+    ])
+  ]
+]);
+var startNoTraversal = "(?!(?:^|/)\\.\\.?(?:$|/))";
+var startNoDot = "(?!\\.)";
+var addPatternStart = /* @__PURE__ */ new Set(["[", "."]);
+var justDots = /* @__PURE__ */ new Set(["..", "."]);
+var reSpecials = new Set("().*{}+?[]^$\\!");
+var regExpEscape = (s) => s.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, "\\$&");
+var qmark = "[^/]";
+var star = qmark + "*?";
+var starNoEmpty = qmark + "+?";
+var ID = 0;
+var AST = class {
+  type;
+  #root;
+  #hasMagic;
+  #uflag = false;
+  #parts = [];
+  #parent;
+  #parentIndex;
+  #negs;
+  #filledNegs = false;
+  #options;
+  #toString;
+  // set to true if it's an extglob with no children
+  // (which really means one child of '')
+  #emptyExt = false;
+  id = ++ID;
+  get depth() {
+    return (this.#parent?.depth ?? -1) + 1;
+  }
+  [/* @__PURE__ */ Symbol.for("nodejs.util.inspect.custom")]() {
+    return {
+      "@@type": "AST",
+      id: this.id,
+      type: this.type,
+      root: this.#root.id,
+      parent: this.#parent?.id,
+      depth: this.depth,
+      partsLength: this.#parts.length,
+      parts: this.#parts
+    };
+  }
+  constructor(type, parent, options = {}) {
+    this.type = type;
+    if (type)
+      this.#hasMagic = true;
+    this.#parent = parent;
+    this.#root = this.#parent ? this.#parent.#root : this;
+    this.#options = this.#root === this ? options : this.#root.#options;
+    this.#negs = this.#root === this ? [] : this.#root.#negs;
+    if (type === "!" && !this.#root.#filledNegs)
+      this.#negs.push(this);
+    this.#parentIndex = this.#parent ? this.#parent.#parts.length : 0;
+  }
+  get hasMagic() {
+    if (this.#hasMagic !== void 0)
+      return this.#hasMagic;
+    for (const p of this.#parts) {
+      if (typeof p === "string")
+        continue;
+      if (p.type || p.hasMagic)
+        return this.#hasMagic = true;
+    }
+    return this.#hasMagic;
+  }
+  // reconstructs the pattern
+  toString() {
+    return this.#toString !== void 0 ? this.#toString : !this.type ? this.#toString = this.#parts.map((p) => String(p)).join("") : this.#toString = this.type + "(" + this.#parts.map((p) => String(p)).join("|") + ")";
+  }
+  #fillNegs() {
+    if (this !== this.#root)
+      throw new Error("should only call on root");
+    if (this.#filledNegs)
+      return this;
+    this.toString();
+    this.#filledNegs = true;
+    let n;
+    while (n = this.#negs.pop()) {
+      if (n.type !== "!")
+        continue;
+      let p = n;
+      let pp = p.#parent;
+      while (pp) {
+        for (let i = p.#parentIndex + 1; !pp.type && i < pp.#parts.length; i++) {
+          for (const part of n.#parts) {
+            if (typeof part === "string") {
+              throw new Error("string part in extglob AST??");
+            }
+            part.copyIn(pp.#parts[i]);
+          }
+        }
+        p = pp;
+        pp = p.#parent;
+      }
+    }
+    return this;
+  }
+  push(...parts) {
+    for (const p of parts) {
+      if (p === "")
+        continue;
+      if (typeof p !== "string" && !(p instanceof _a3 && p.#parent === this)) {
+        throw new Error("invalid part: " + p);
+      }
+      this.#parts.push(p);
+    }
+  }
+  toJSON() {
+    const ret = this.type === null ? this.#parts.slice().map((p) => typeof p === "string" ? p : p.toJSON()) : [this.type, ...this.#parts.map((p) => p.toJSON())];
+    if (this.isStart() && !this.type)
+      ret.unshift([]);
+    if (this.isEnd() && (this === this.#root || this.#root.#filledNegs && this.#parent?.type === "!")) {
+      ret.push({});
+    }
+    return ret;
+  }
+  isStart() {
+    if (this.#root === this)
+      return true;
+    if (!this.#parent?.isStart())
+      return false;
+    if (this.#parentIndex === 0)
+      return true;
+    const p = this.#parent;
+    for (let i = 0; i < this.#parentIndex; i++) {
+      const pp = p.#parts[i];
+      if (!(pp instanceof _a3 && pp.type === "!")) {
+        return false;
+      }
+    }
+    return true;
+  }
+  isEnd() {
+    if (this.#root === this)
+      return true;
+    if (this.#parent?.type === "!")
+      return true;
+    if (!this.#parent?.isEnd())
+      return false;
+    if (!this.type)
+      return this.#parent?.isEnd();
+    const pl = this.#parent ? this.#parent.#parts.length : 0;
+    return this.#parentIndex === pl - 1;
+  }
+  copyIn(part) {
+    if (typeof part === "string")
+      this.push(part);
+    else
+      this.push(part.clone(this));
+  }
+  clone(parent) {
+    const c = new _a3(this.type, parent);
+    for (const p of this.#parts) {
+      c.copyIn(p);
+    }
+    return c;
+  }
+  static #parseAST(str, ast, pos, opt, extDepth) {
+    const maxDepth = opt.maxExtglobRecursion ?? 2;
+    let escaping = false;
+    let inBrace = false;
+    let braceStart = -1;
+    let braceNeg = false;
+    if (ast.type === null) {
+      let i2 = pos;
+      let acc2 = "";
+      while (i2 < str.length) {
+        const c = str.charAt(i2++);
+        if (escaping || c === "\\") {
+          escaping = !escaping;
+          acc2 += c;
+          continue;
+        }
+        if (inBrace) {
+          if (i2 === braceStart + 1) {
+            if (c === "^" || c === "!") {
+              braceNeg = true;
+            }
+          } else if (c === "]" && !(i2 === braceStart + 2 && braceNeg)) {
+            inBrace = false;
+          }
+          acc2 += c;
+          continue;
+        } else if (c === "[") {
+          inBrace = true;
+          braceStart = i2;
+          braceNeg = false;
+          acc2 += c;
+          continue;
+        }
+        const doRecurse = !opt.noext && isExtglobType(c) && str.charAt(i2) === "(" && extDepth <= maxDepth;
+        if (doRecurse) {
+          ast.push(acc2);
+          acc2 = "";
+          const ext2 = new _a3(c, ast);
+          i2 = _a3.#parseAST(str, ext2, i2, opt, extDepth + 1);
+          ast.push(ext2);
+          continue;
+        }
+        acc2 += c;
+      }
+      ast.push(acc2);
+      return i2;
+    }
+    let i = pos + 1;
+    let part = new _a3(null, ast);
+    const parts = [];
+    let acc = "";
+    while (i < str.length) {
+      const c = str.charAt(i++);
+      if (escaping || c === "\\") {
+        escaping = !escaping;
+        acc += c;
+        continue;
+      }
+      if (inBrace) {
+        if (i === braceStart + 1) {
+          if (c === "^" || c === "!") {
+            braceNeg = true;
+          }
+        } else if (c === "]" && !(i === braceStart + 2 && braceNeg)) {
+          inBrace = false;
+        }
+        acc += c;
+        continue;
+      } else if (c === "[") {
+        inBrace = true;
+        braceStart = i;
+        braceNeg = false;
+        acc += c;
+        continue;
+      }
+      const doRecurse = !opt.noext && isExtglobType(c) && str.charAt(i) === "(" && /* c8 ignore start - the maxDepth is sufficient here */
+      (extDepth <= maxDepth || ast && ast.#canAdoptType(c));
+      if (doRecurse) {
+        const depthAdd = ast && ast.#canAdoptType(c) ? 0 : 1;
+        part.push(acc);
+        acc = "";
+        const ext2 = new _a3(c, part);
+        part.push(ext2);
+        i = _a3.#parseAST(str, ext2, i, opt, extDepth + depthAdd);
+        continue;
+      }
+      if (c === "|") {
+        part.push(acc);
+        acc = "";
+        parts.push(part);
+        part = new _a3(null, ast);
+        continue;
+      }
+      if (c === ")") {
+        if (acc === "" && ast.#parts.length === 0) {
+          ast.#emptyExt = true;
+        }
+        part.push(acc);
+        acc = "";
+        ast.push(...parts, part);
+        return i;
+      }
+      acc += c;
+    }
+    ast.type = null;
+    ast.#hasMagic = void 0;
+    ast.#parts = [str.substring(pos - 1)];
+    return i;
+  }
+  #canAdoptWithSpace(child) {
+    return this.#canAdopt(child, adoptionWithSpaceMap);
+  }
+  #canAdopt(child, map2 = adoptionMap) {
+    if (!child || typeof child !== "object" || child.type !== null || child.#parts.length !== 1 || this.type === null) {
+      return false;
+    }
+    const gc = child.#parts[0];
+    if (!gc || typeof gc !== "object" || gc.type === null) {
+      return false;
+    }
+    return this.#canAdoptType(gc.type, map2);
+  }
+  #canAdoptType(c, map2 = adoptionAnyMap) {
+    return !!map2.get(this.type)?.includes(c);
+  }
+  #adoptWithSpace(child, index) {
+    const gc = child.#parts[0];
+    const blank = new _a3(null, gc, this.options);
+    blank.#parts.push("");
+    gc.push(blank);
+    this.#adopt(child, index);
+  }
+  #adopt(child, index) {
+    const gc = child.#parts[0];
+    this.#parts.splice(index, 1, ...gc.#parts);
+    for (const p of gc.#parts) {
+      if (typeof p === "object")
+        p.#parent = this;
+    }
+    this.#toString = void 0;
+  }
+  #canUsurpType(c) {
+    const m = usurpMap.get(this.type);
+    return !!m?.has(c);
+  }
+  #canUsurp(child) {
+    if (!child || typeof child !== "object" || child.type !== null || child.#parts.length !== 1 || this.type === null || this.#parts.length !== 1) {
+      return false;
+    }
+    const gc = child.#parts[0];
+    if (!gc || typeof gc !== "object" || gc.type === null) {
+      return false;
+    }
+    return this.#canUsurpType(gc.type);
+  }
+  #usurp(child) {
+    const m = usurpMap.get(this.type);
+    const gc = child.#parts[0];
+    const nt = m?.get(gc.type);
+    if (!nt)
+      return false;
+    this.#parts = gc.#parts;
+    for (const p of this.#parts) {
+      if (typeof p === "object") {
+        p.#parent = this;
+      }
+    }
+    this.type = nt;
+    this.#toString = void 0;
+    this.#emptyExt = false;
+  }
+  static fromGlob(pattern, options = {}) {
+    const ast = new _a3(null, void 0, options);
+    _a3.#parseAST(pattern, ast, 0, options, 0);
+    return ast;
+  }
+  // returns the regular expression if there's magic, or the unescaped
+  // string if not.
+  toMMPattern() {
+    if (this !== this.#root)
+      return this.#root.toMMPattern();
+    const glob2 = this.toString();
+    const [re, body, hasMagic, uflag] = this.toRegExpSource();
+    const anyMagic = hasMagic || this.#hasMagic || this.#options.nocase && !this.#options.nocaseMagicOnly && glob2.toUpperCase() !== glob2.toLowerCase();
+    if (!anyMagic) {
+      return body;
+    }
+    const flags = (this.#options.nocase ? "i" : "") + (uflag ? "u" : "");
+    return Object.assign(new RegExp(`^${re}$`, flags), {
+      _src: re,
+      _glob: glob2
+    });
+  }
+  get options() {
+    return this.#options;
+  }
+  // returns the string match, the regexp source, whether there's magic
+  // in the regexp (so a regular expression is required) and whether or
+  // not the uflag is needed for the regular expression (for posix classes)
+  // TODO: instead of injecting the start/end at this point, just return
+  // the BODY of the regexp, along with the start/end portions suitable
+  // for binding the start/end in either a joined full-path makeRe context
+  // (where we bind to (^|/), or a standalone matchPart context (where
+  // we bind to ^, and not /).  Otherwise slashes get duped!
+  //
+  // In part-matching mode, the start is:
+  // - if not isStart: nothing
+  // - if traversal possible, but not allowed: ^(?!\.\.?$)
+  // - if dots allowed or not possible: ^
+  // - if dots possible and not allowed: ^(?!\.)
+  // end is:
+  // - if not isEnd(): nothing
+  // - else: $
+  //
+  // In full-path matching mode, we put the slash at the START of the
+  // pattern, so start is:
+  // - if first pattern: same as part-matching mode
+  // - if not isStart(): nothing
+  // - if traversal possible, but not allowed: /(?!\.\.?(?:$|/))
+  // - if dots allowed or not possible: /
+  // - if dots possible and not allowed: /(?!\.)
+  // end is:
+  // - if last pattern, same as part-matching mode
+  // - else nothing
+  //
+  // Always put the (?:$|/) on negated tails, though, because that has to be
+  // there to bind the end of the negated pattern portion, and it's easier to
+  // just stick it in now rather than try to inject it later in the middle of
+  // the pattern.
+  //
+  // We can just always return the same end, and leave it up to the caller
+  // to know whether it's going to be used joined or in parts.
+  // And, if the start is adjusted slightly, can do the same there:
+  // - if not isStart: nothing
+  // - if traversal possible, but not allowed: (?:/|^)(?!\.\.?$)
+  // - if dots allowed or not possible: (?:/|^)
+  // - if dots possible and not allowed: (?:/|^)(?!\.)
+  //
+  // But it's better to have a simpler binding without a conditional, for
+  // performance, so probably better to return both start options.
+  //
+  // Then the caller just ignores the end if it's not the first pattern,
+  // and the start always gets applied.
+  //
+  // But that's always going to be $ if it's the ending pattern, or nothing,
+  // so the caller can just attach $ at the end of the pattern when building.
+  //
+  // So the todo is:
+  // - better detect what kind of start is needed
+  // - return both flavors of starting pattern
+  // - attach $ at the end of the pattern when creating the actual RegExp
+  //
+  // Ah, but wait, no, that all only applies to the root when the first pattern
+  // is not an extglob. If the first pattern IS an extglob, then we need all
+  // that dot prevention biz to live in the extglob portions, because eg
+  // +(*|.x*) can match .xy but not .yx.
+  //
+  // So, return the two flavors if it's #root and the first child is not an
+  // AST, otherwise leave it to the child AST to handle it, and there,
+  // use the (?:^|/) style of start binding.
+  //
+  // Even simplified further:
+  // - Since the start for a join is eg /(?!\.) and the start for a part
+  // is ^(?!\.), we can just prepend (?!\.) to the pattern (either root
+  // or start or whatever) and prepend ^ or / at the Regexp construction.
+  toRegExpSource(allowDot) {
+    const dot = allowDot ?? !!this.#options.dot;
+    if (this.#root === this) {
+      this.#flatten();
+      this.#fillNegs();
+    }
+    if (!isExtglobAST(this)) {
+      const noEmpty = this.isStart() && this.isEnd() && !this.#parts.some((s) => typeof s !== "string");
+      const src = this.#parts.map((p) => {
+        const [re, _, hasMagic, uflag] = typeof p === "string" ? _a3.#parseGlob(p, this.#hasMagic, noEmpty) : p.toRegExpSource(allowDot);
+        this.#hasMagic = this.#hasMagic || hasMagic;
+        this.#uflag = this.#uflag || uflag;
+        return re;
+      }).join("");
+      let start2 = "";
+      if (this.isStart()) {
+        if (typeof this.#parts[0] === "string") {
+          const dotTravAllowed = this.#parts.length === 1 && justDots.has(this.#parts[0]);
+          if (!dotTravAllowed) {
+            const aps = addPatternStart;
+            const needNoTrav = (
+              // dots are allowed, and the pattern starts with [ or .
+              dot && aps.has(src.charAt(0)) || // the pattern starts with \., and then [ or .
+              src.startsWith("\\.") && aps.has(src.charAt(2)) || // the pattern starts with \.\., and then [ or .
+              src.startsWith("\\.\\.") && aps.has(src.charAt(4))
+            );
+            const needNoDot = !dot && !allowDot && aps.has(src.charAt(0));
+            start2 = needNoTrav ? startNoTraversal : needNoDot ? startNoDot : "";
+          }
+        }
+      }
+      let end = "";
+      if (this.isEnd() && this.#root.#filledNegs && this.#parent?.type === "!") {
+        end = "(?:$|\\/)";
+      }
+      const final2 = start2 + src + end;
+      return [
+        final2,
+        unescape(src),
+        this.#hasMagic = !!this.#hasMagic,
+        this.#uflag
+      ];
+    }
+    const repeated = this.type === "*" || this.type === "+";
+    const start = this.type === "!" ? "(?:(?!(?:" : "(?:";
+    let body = this.#partsToRegExp(dot);
+    if (this.isStart() && this.isEnd() && !body && this.type !== "!") {
+      const s = this.toString();
+      const me = this;
+      me.#parts = [s];
+      me.type = null;
+      me.#hasMagic = void 0;
+      return [s, unescape(this.toString()), false, false];
+    }
+    let bodyDotAllowed = !repeated || allowDot || dot || !startNoDot ? "" : this.#partsToRegExp(true);
+    if (bodyDotAllowed === body) {
+      bodyDotAllowed = "";
+    }
+    if (bodyDotAllowed) {
+      body = `(?:${body})(?:${bodyDotAllowed})*?`;
+    }
+    let final = "";
+    if (this.type === "!" && this.#emptyExt) {
+      final = (this.isStart() && !dot ? startNoDot : "") + starNoEmpty;
+    } else {
+      const close = this.type === "!" ? (
+        // !() must match something,but !(x) can match ''
+        "))" + (this.isStart() && !dot && !allowDot ? startNoDot : "") + star + ")"
+      ) : this.type === "@" ? ")" : this.type === "?" ? ")?" : this.type === "+" && bodyDotAllowed ? ")" : this.type === "*" && bodyDotAllowed ? `)?` : `)${this.type}`;
+      final = start + body + close;
+    }
+    return [
+      final,
+      unescape(body),
+      this.#hasMagic = !!this.#hasMagic,
+      this.#uflag
+    ];
+  }
+  #flatten() {
+    if (!isExtglobAST(this)) {
+      for (const p of this.#parts) {
+        if (typeof p === "object") {
+          p.#flatten();
+        }
+      }
+    } else {
+      let iterations = 0;
+      let done = false;
+      do {
+        done = true;
+        for (let i = 0; i < this.#parts.length; i++) {
+          const c = this.#parts[i];
+          if (typeof c === "object") {
+            c.#flatten();
+            if (this.#canAdopt(c)) {
+              done = false;
+              this.#adopt(c, i);
+            } else if (this.#canAdoptWithSpace(c)) {
+              done = false;
+              this.#adoptWithSpace(c, i);
+            } else if (this.#canUsurp(c)) {
+              done = false;
+              this.#usurp(c);
+            }
+          }
+        }
+      } while (!done && ++iterations < 10);
+    }
+    this.#toString = void 0;
+  }
+  #partsToRegExp(dot) {
+    return this.#parts.map((p) => {
+      if (typeof p === "string") {
+        throw new Error("string type in extglob ast??");
+      }
+      const [re, _, _hasMagic, uflag] = p.toRegExpSource(dot);
+      this.#uflag = this.#uflag || uflag;
+      return re;
+    }).filter((p) => !(this.isStart() && this.isEnd()) || !!p).join("|");
+  }
+  static #parseGlob(glob2, hasMagic, noEmpty = false) {
+    let escaping = false;
+    let re = "";
+    let uflag = false;
+    let inStar = false;
+    for (let i = 0; i < glob2.length; i++) {
+      const c = glob2.charAt(i);
+      if (escaping) {
+        escaping = false;
+        re += (reSpecials.has(c) ? "\\" : "") + c;
+        continue;
+      }
+      if (c === "*") {
+        if (inStar)
+          continue;
+        inStar = true;
+        re += noEmpty && /^[*]+$/.test(glob2) ? starNoEmpty : star;
+        hasMagic = true;
+        continue;
+      } else {
+        inStar = false;
+      }
+      if (c === "\\") {
+        if (i === glob2.length - 1) {
+          re += "\\\\";
+        } else {
+          escaping = true;
+        }
+        continue;
+      }
+      if (c === "[") {
+        const [src, needUflag, consumed, magic] = parseClass(glob2, i);
+        if (consumed) {
+          re += src;
+          uflag = uflag || needUflag;
+          i += consumed - 1;
+          hasMagic = hasMagic || magic;
+          continue;
+        }
+      }
+      if (c === "?") {
+        re += qmark;
+        hasMagic = true;
+        continue;
+      }
+      re += regExpEscape(c);
+    }
+    return [re, unescape(glob2), !!hasMagic, uflag];
+  }
+};
+_a3 = AST;
+
+// node_modules/minimatch/dist/esm/escape.js
+var escape = (s, { windowsPathsNoEscape = false, magicalBraces = false } = {}) => {
+  if (magicalBraces) {
+    return windowsPathsNoEscape ? s.replace(/[?*()[\]{}]/g, "[$&]") : s.replace(/[?*()[\]\\{}]/g, "\\$&");
+  }
+  return windowsPathsNoEscape ? s.replace(/[?*()[\]]/g, "[$&]") : s.replace(/[?*()[\]\\]/g, "\\$&");
+};
+
+// node_modules/minimatch/dist/esm/index.js
+var minimatch = (p, pattern, options = {}) => {
+  assertValidPattern(pattern);
+  if (!options.nocomment && pattern.charAt(0) === "#") {
+    return false;
+  }
+  return new Minimatch(pattern, options).match(p);
+};
+var starDotExtRE = /^\*+([^+@!?*[(]*)$/;
+var starDotExtTest = (ext2) => (f) => !f.startsWith(".") && f.endsWith(ext2);
+var starDotExtTestDot = (ext2) => (f) => f.endsWith(ext2);
+var starDotExtTestNocase = (ext2) => {
+  ext2 = ext2.toLowerCase();
+  return (f) => !f.startsWith(".") && f.toLowerCase().endsWith(ext2);
+};
+var starDotExtTestNocaseDot = (ext2) => {
+  ext2 = ext2.toLowerCase();
+  return (f) => f.toLowerCase().endsWith(ext2);
+};
+var starDotStarRE = /^\*+\.\*+$/;
+var starDotStarTest = (f) => !f.startsWith(".") && f.includes(".");
+var starDotStarTestDot = (f) => f !== "." && f !== ".." && f.includes(".");
+var dotStarRE = /^\.\*+$/;
+var dotStarTest = (f) => f !== "." && f !== ".." && f.startsWith(".");
+var starRE = /^\*+$/;
+var starTest = (f) => f.length !== 0 && !f.startsWith(".");
+var starTestDot = (f) => f.length !== 0 && f !== "." && f !== "..";
+var qmarksRE = /^\?+([^+@!?*[(]*)?$/;
+var qmarksTestNocase = ([$0, ext2 = ""]) => {
+  const noext = qmarksTestNoExt([$0]);
+  if (!ext2)
+    return noext;
+  ext2 = ext2.toLowerCase();
+  return (f) => noext(f) && f.toLowerCase().endsWith(ext2);
+};
+var qmarksTestNocaseDot = ([$0, ext2 = ""]) => {
+  const noext = qmarksTestNoExtDot([$0]);
+  if (!ext2)
+    return noext;
+  ext2 = ext2.toLowerCase();
+  return (f) => noext(f) && f.toLowerCase().endsWith(ext2);
+};
+var qmarksTestDot = ([$0, ext2 = ""]) => {
+  const noext = qmarksTestNoExtDot([$0]);
+  return !ext2 ? noext : (f) => noext(f) && f.endsWith(ext2);
+};
+var qmarksTest = ([$0, ext2 = ""]) => {
+  const noext = qmarksTestNoExt([$0]);
+  return !ext2 ? noext : (f) => noext(f) && f.endsWith(ext2);
+};
+var qmarksTestNoExt = ([$0]) => {
+  const len = $0.length;
+  return (f) => f.length === len && !f.startsWith(".");
+};
+var qmarksTestNoExtDot = ([$0]) => {
+  const len = $0.length;
+  return (f) => f.length === len && f !== "." && f !== "..";
+};
+var defaultPlatform = typeof process === "object" && process ? typeof process.env === "object" && process.env && process.env.__MINIMATCH_TESTING_PLATFORM__ || process.platform : "posix";
+var path = {
+  win32: { sep: "\\" },
+  posix: { sep: "/" }
+};
+var sep = defaultPlatform === "win32" ? path.win32.sep : path.posix.sep;
+minimatch.sep = sep;
+var GLOBSTAR = /* @__PURE__ */ Symbol("globstar **");
+minimatch.GLOBSTAR = GLOBSTAR;
+var qmark2 = "[^/]";
+var star2 = qmark2 + "*?";
+var twoStarDot = "(?:(?!(?:\\/|^)(?:\\.{1,2})($|\\/)).)*?";
+var twoStarNoDot = "(?:(?!(?:\\/|^)\\.).)*?";
+var filter = (pattern, options = {}) => (p) => minimatch(p, pattern, options);
+minimatch.filter = filter;
+var ext = (a, b = {}) => Object.assign({}, a, b);
+var defaults = (def) => {
+  if (!def || typeof def !== "object" || !Object.keys(def).length) {
+    return minimatch;
+  }
+  const orig = minimatch;
+  const m = (p, pattern, options = {}) => orig(p, pattern, ext(def, options));
+  return Object.assign(m, {
+    Minimatch: class Minimatch extends orig.Minimatch {
+      constructor(pattern, options = {}) {
+        super(pattern, ext(def, options));
+      }
+      static defaults(options) {
+        return orig.defaults(ext(def, options)).Minimatch;
+      }
+    },
+    AST: class AST extends orig.AST {
+      /* c8 ignore start */
+      constructor(type, parent, options = {}) {
+        super(type, parent, ext(def, options));
+      }
+      /* c8 ignore stop */
+      static fromGlob(pattern, options = {}) {
+        return orig.AST.fromGlob(pattern, ext(def, options));
+      }
+    },
+    unescape: (s, options = {}) => orig.unescape(s, ext(def, options)),
+    escape: (s, options = {}) => orig.escape(s, ext(def, options)),
+    filter: (pattern, options = {}) => orig.filter(pattern, ext(def, options)),
+    defaults: (options) => orig.defaults(ext(def, options)),
+    makeRe: (pattern, options = {}) => orig.makeRe(pattern, ext(def, options)),
+    braceExpand: (pattern, options = {}) => orig.braceExpand(pattern, ext(def, options)),
+    match: (list, pattern, options = {}) => orig.match(list, pattern, ext(def, options)),
+    sep: orig.sep,
+    GLOBSTAR
+  });
+};
+minimatch.defaults = defaults;
+var braceExpand = (pattern, options = {}) => {
+  assertValidPattern(pattern);
+  if (options.nobrace || !/\{(?:(?!\{).)*\}/.test(pattern)) {
+    return [pattern];
+  }
+  return expand(pattern, { max: options.braceExpandMax });
+};
+minimatch.braceExpand = braceExpand;
+var makeRe = (pattern, options = {}) => new Minimatch(pattern, options).makeRe();
+minimatch.makeRe = makeRe;
+var match = (list, pattern, options = {}) => {
+  const mm = new Minimatch(pattern, options);
+  list = list.filter((f) => mm.match(f));
+  if (mm.options.nonull && !list.length) {
+    list.push(pattern);
+  }
+  return list;
+};
+minimatch.match = match;
+var globMagic = /[?*]|[+@!]\(.*?\)|\[|\]/;
+var regExpEscape2 = (s) => s.replace(/[-[\]{}()*+?.,\\^$|#\s]/g, "\\$&");
+var Minimatch = class {
+  options;
+  set;
+  pattern;
+  windowsPathsNoEscape;
+  nonegate;
+  negate;
+  comment;
+  empty;
+  preserveMultipleSlashes;
+  partial;
+  globSet;
+  globParts;
+  nocase;
+  isWindows;
+  platform;
+  windowsNoMagicRoot;
+  maxGlobstarRecursion;
+  regexp;
+  constructor(pattern, options = {}) {
+    assertValidPattern(pattern);
+    options = options || {};
+    this.options = options;
+    this.maxGlobstarRecursion = options.maxGlobstarRecursion ?? 200;
+    this.pattern = pattern;
+    this.platform = options.platform || defaultPlatform;
+    this.isWindows = this.platform === "win32";
+    const awe = "allowWindowsEscape";
+    this.windowsPathsNoEscape = !!options.windowsPathsNoEscape || options[awe] === false;
+    if (this.windowsPathsNoEscape) {
+      this.pattern = this.pattern.replace(/\\/g, "/");
+    }
+    this.preserveMultipleSlashes = !!options.preserveMultipleSlashes;
+    this.regexp = null;
+    this.negate = false;
+    this.nonegate = !!options.nonegate;
+    this.comment = false;
+    this.empty = false;
+    this.partial = !!options.partial;
+    this.nocase = !!this.options.nocase;
+    this.windowsNoMagicRoot = options.windowsNoMagicRoot !== void 0 ? options.windowsNoMagicRoot : !!(this.isWindows && this.nocase);
+    this.globSet = [];
+    this.globParts = [];
+    this.set = [];
+    this.make();
+  }
+  hasMagic() {
+    if (this.options.magicalBraces && this.set.length > 1) {
+      return true;
+    }
+    for (const pattern of this.set) {
+      for (const part of pattern) {
+        if (typeof part !== "string")
+          return true;
+      }
+    }
+    return false;
+  }
+  debug(..._) {
+  }
+  make() {
+    const pattern = this.pattern;
+    const options = this.options;
+    if (!options.nocomment && pattern.charAt(0) === "#") {
+      this.comment = true;
+      return;
+    }
+    if (!pattern) {
+      this.empty = true;
+      return;
+    }
+    this.parseNegate();
+    this.globSet = [...new Set(this.braceExpand())];
+    if (options.debug) {
+      this.debug = (...args) => console.error(...args);
+    }
+    this.debug(this.pattern, this.globSet);
+    const rawGlobParts = this.globSet.map((s) => this.slashSplit(s));
+    this.globParts = this.preprocess(rawGlobParts);
+    this.debug(this.pattern, this.globParts);
+    let set2 = this.globParts.map((s, _, __) => {
+      if (this.isWindows && this.windowsNoMagicRoot) {
+        const isUNC = s[0] === "" && s[1] === "" && (s[2] === "?" || !globMagic.test(s[2])) && !globMagic.test(s[3]);
+        const isDrive = /^[a-z]:/i.test(s[0]);
+        if (isUNC) {
+          return [
+            ...s.slice(0, 4),
+            ...s.slice(4).map((ss) => this.parse(ss))
+          ];
+        } else if (isDrive) {
+          return [s[0], ...s.slice(1).map((ss) => this.parse(ss))];
+        }
+      }
+      return s.map((ss) => this.parse(ss));
+    });
+    this.debug(this.pattern, set2);
+    this.set = set2.filter((s) => s.indexOf(false) === -1);
+    if (this.isWindows) {
+      for (let i = 0; i < this.set.length; i++) {
+        const p = this.set[i];
+        if (p[0] === "" && p[1] === "" && this.globParts[i][2] === "?" && typeof p[3] === "string" && /^[a-z]:$/i.test(p[3])) {
+          p[2] = "?";
+        }
+      }
+    }
+    this.debug(this.pattern, this.set);
+  }
+  // various transforms to equivalent pattern sets that are
+  // faster to process in a filesystem walk.  The goal is to
+  // eliminate what we can, and push all ** patterns as far
+  // to the right as possible, even if it increases the number
+  // of patterns that we have to process.
+  preprocess(globParts) {
+    if (this.options.noglobstar) {
+      for (const partset of globParts) {
+        for (let j = 0; j < partset.length; j++) {
+          if (partset[j] === "**") {
+            partset[j] = "*";
+          }
+        }
+      }
+    }
+    const { optimizationLevel = 1 } = this.options;
+    if (optimizationLevel >= 2) {
+      globParts = this.firstPhasePreProcess(globParts);
+      globParts = this.secondPhasePreProcess(globParts);
+    } else if (optimizationLevel >= 1) {
+      globParts = this.levelOneOptimize(globParts);
+    } else {
+      globParts = this.adjascentGlobstarOptimize(globParts);
+    }
+    return globParts;
+  }
+  // just get rid of adjascent ** portions
+  adjascentGlobstarOptimize(globParts) {
+    return globParts.map((parts) => {
+      let gs = -1;
+      while (-1 !== (gs = parts.indexOf("**", gs + 1))) {
+        let i = gs;
+        while (parts[i + 1] === "**") {
+          i++;
+        }
+        if (i !== gs) {
+          parts.splice(gs, i - gs);
+        }
+      }
+      return parts;
+    });
+  }
+  // get rid of adjascent ** and resolve .. portions
+  levelOneOptimize(globParts) {
+    return globParts.map((parts) => {
+      parts = parts.reduce((set2, part) => {
+        const prev = set2[set2.length - 1];
+        if (part === "**" && prev === "**") {
+          return set2;
+        }
+        if (part === "..") {
+          if (prev && prev !== ".." && prev !== "." && prev !== "**") {
+            set2.pop();
+            return set2;
+          }
+        }
+        set2.push(part);
+        return set2;
+      }, []);
+      return parts.length === 0 ? [""] : parts;
+    });
+  }
+  levelTwoFileOptimize(parts) {
+    if (!Array.isArray(parts)) {
+      parts = this.slashSplit(parts);
+    }
+    let didSomething = false;
+    do {
+      didSomething = false;
+      if (!this.preserveMultipleSlashes) {
+        for (let i = 1; i < parts.length - 1; i++) {
+          const p = parts[i];
+          if (i === 1 && p === "" && parts[0] === "")
+            continue;
+          if (p === "." || p === "") {
+            didSomething = true;
+            parts.splice(i, 1);
+            i--;
+          }
+        }
+        if (parts[0] === "." && parts.length === 2 && (parts[1] === "." || parts[1] === "")) {
+          didSomething = true;
+          parts.pop();
+        }
+      }
+      let dd = 0;
+      while (-1 !== (dd = parts.indexOf("..", dd + 1))) {
+        const p = parts[dd - 1];
+        if (p && p !== "." && p !== ".." && p !== "**" && !(this.isWindows && /^[a-z]:$/i.test(p))) {
+          didSomething = true;
+          parts.splice(dd - 1, 2);
+          dd -= 2;
+        }
+      }
+    } while (didSomething);
+    return parts.length === 0 ? [""] : parts;
+  }
+  // First phase: single-pattern processing
+  // <pre> is 1 or more portions
+  // <rest> is 1 or more portions
+  // <p> is any portion other than ., .., '', or **
+  // <e> is . or ''
+  //
+  // **/.. is *brutal* for filesystem walking performance, because
+  // it effectively resets the recursive walk each time it occurs,
+  // and ** cannot be reduced out by a .. pattern part like a regexp
+  // or most strings (other than .., ., and '') can be.
+  //
+  // <pre>/**/../<p>/<p>/<rest> -> {<pre>/../<p>/<p>/<rest>,<pre>/**/<p>/<p>/<rest>}
+  // <pre>/<e>/<rest> -> <pre>/<rest>
+  // <pre>/<p>/../<rest> -> <pre>/<rest>
+  // **/**/<rest> -> **/<rest>
+  //
+  // **/*/<rest> -> */**/<rest> <== not valid because ** doesn't follow
+  // this WOULD be allowed if ** did follow symlinks, or * didn't
+  firstPhasePreProcess(globParts) {
+    let didSomething = false;
+    do {
+      didSomething = false;
+      for (let parts of globParts) {
+        let gs = -1;
+        while (-1 !== (gs = parts.indexOf("**", gs + 1))) {
+          let gss = gs;
+          while (parts[gss + 1] === "**") {
+            gss++;
+          }
+          if (gss > gs) {
+            parts.splice(gs + 1, gss - gs);
+          }
+          let next = parts[gs + 1];
+          const p = parts[gs + 2];
+          const p2 = parts[gs + 3];
+          if (next !== "..")
+            continue;
+          if (!p || p === "." || p === ".." || !p2 || p2 === "." || p2 === "..") {
+            continue;
+          }
+          didSomething = true;
+          parts.splice(gs, 1);
+          const other = parts.slice(0);
+          other[gs] = "**";
+          globParts.push(other);
+          gs--;
+        }
+        if (!this.preserveMultipleSlashes) {
+          for (let i = 1; i < parts.length - 1; i++) {
+            const p = parts[i];
+            if (i === 1 && p === "" && parts[0] === "")
+              continue;
+            if (p === "." || p === "") {
+              didSomething = true;
+              parts.splice(i, 1);
+              i--;
+            }
+          }
+          if (parts[0] === "." && parts.length === 2 && (parts[1] === "." || parts[1] === "")) {
+            didSomething = true;
+            parts.pop();
+          }
+        }
+        let dd = 0;
+        while (-1 !== (dd = parts.indexOf("..", dd + 1))) {
+          const p = parts[dd - 1];
+          if (p && p !== "." && p !== ".." && p !== "**") {
+            didSomething = true;
+            const needDot = dd === 1 && parts[dd + 1] === "**";
+            const splin = needDot ? ["."] : [];
+            parts.splice(dd - 1, 2, ...splin);
+            if (parts.length === 0)
+              parts.push("");
+            dd -= 2;
+          }
+        }
+      }
+    } while (didSomething);
+    return globParts;
+  }
+  // second phase: multi-pattern dedupes
+  // {<pre>/*/<rest>,<pre>/<p>/<rest>} -> <pre>/*/<rest>
+  // {<pre>/<rest>,<pre>/<rest>} -> <pre>/<rest>
+  // {<pre>/**/<rest>,<pre>/<rest>} -> <pre>/**/<rest>
+  //
+  // {<pre>/**/<rest>,<pre>/**/<p>/<rest>} -> <pre>/**/<rest>
+  // ^-- not valid because ** doens't follow symlinks
+  secondPhasePreProcess(globParts) {
+    for (let i = 0; i < globParts.length - 1; i++) {
+      for (let j = i + 1; j < globParts.length; j++) {
+        const matched = this.partsMatch(globParts[i], globParts[j], !this.preserveMultipleSlashes);
+        if (matched) {
+          globParts[i] = [];
+          globParts[j] = matched;
+          break;
+        }
+      }
+    }
+    return globParts.filter((gs) => gs.length);
+  }
+  partsMatch(a, b, emptyGSMatch = false) {
+    let ai = 0;
+    let bi = 0;
+    let result = [];
+    let which = "";
+    while (ai < a.length && bi < b.length) {
+      if (a[ai] === b[bi]) {
+        result.push(which === "b" ? b[bi] : a[ai]);
+        ai++;
+        bi++;
+      } else if (emptyGSMatch && a[ai] === "**" && b[bi] === a[ai + 1]) {
+        result.push(a[ai]);
+        ai++;
+      } else if (emptyGSMatch && b[bi] === "**" && a[ai] === b[bi + 1]) {
+        result.push(b[bi]);
+        bi++;
+      } else if (a[ai] === "*" && b[bi] && (this.options.dot || !b[bi].startsWith(".")) && b[bi] !== "**") {
+        if (which === "b")
+          return false;
+        which = "a";
+        result.push(a[ai]);
+        ai++;
+        bi++;
+      } else if (b[bi] === "*" && a[ai] && (this.options.dot || !a[ai].startsWith(".")) && a[ai] !== "**") {
+        if (which === "a")
+          return false;
+        which = "b";
+        result.push(b[bi]);
+        ai++;
+        bi++;
+      } else {
+        return false;
+      }
+    }
+    return a.length === b.length && result;
+  }
+  parseNegate() {
+    if (this.nonegate)
+      return;
+    const pattern = this.pattern;
+    let negate = false;
+    let negateOffset = 0;
+    for (let i = 0; i < pattern.length && pattern.charAt(i) === "!"; i++) {
+      negate = !negate;
+      negateOffset++;
+    }
+    if (negateOffset)
+      this.pattern = pattern.slice(negateOffset);
+    this.negate = negate;
+  }
+  // set partial to true to test if, for example,
+  // "/a/b" matches the start of "/*/b/*/d"
+  // Partial means, if you run out of file before you run
+  // out of pattern, then that's fine, as long as all
+  // the parts match.
+  matchOne(file2, pattern, partial2 = false) {
+    let fileStartIndex = 0;
+    let patternStartIndex = 0;
+    if (this.isWindows) {
+      const fileDrive = typeof file2[0] === "string" && /^[a-z]:$/i.test(file2[0]);
+      const fileUNC = !fileDrive && file2[0] === "" && file2[1] === "" && file2[2] === "?" && /^[a-z]:$/i.test(file2[3]);
+      const patternDrive = typeof pattern[0] === "string" && /^[a-z]:$/i.test(pattern[0]);
+      const patternUNC = !patternDrive && pattern[0] === "" && pattern[1] === "" && pattern[2] === "?" && typeof pattern[3] === "string" && /^[a-z]:$/i.test(pattern[3]);
+      const fdi = fileUNC ? 3 : fileDrive ? 0 : void 0;
+      const pdi = patternUNC ? 3 : patternDrive ? 0 : void 0;
+      if (typeof fdi === "number" && typeof pdi === "number") {
+        const [fd, pd] = [
+          file2[fdi],
+          pattern[pdi]
+        ];
+        if (fd.toLowerCase() === pd.toLowerCase()) {
+          pattern[pdi] = fd;
+          patternStartIndex = pdi;
+          fileStartIndex = fdi;
+        }
+      }
+    }
+    const { optimizationLevel = 1 } = this.options;
+    if (optimizationLevel >= 2) {
+      file2 = this.levelTwoFileOptimize(file2);
+    }
+    if (pattern.includes(GLOBSTAR)) {
+      return this.#matchGlobstar(file2, pattern, partial2, fileStartIndex, patternStartIndex);
+    }
+    return this.#matchOne(file2, pattern, partial2, fileStartIndex, patternStartIndex);
+  }
+  #matchGlobstar(file2, pattern, partial2, fileIndex, patternIndex) {
+    const firstgs = pattern.indexOf(GLOBSTAR, patternIndex);
+    const lastgs = pattern.lastIndexOf(GLOBSTAR);
+    const [head, body, tail] = partial2 ? [
+      pattern.slice(patternIndex, firstgs),
+      pattern.slice(firstgs + 1),
+      []
+    ] : [
+      pattern.slice(patternIndex, firstgs),
+      pattern.slice(firstgs + 1, lastgs),
+      pattern.slice(lastgs + 1)
+    ];
+    if (head.length) {
+      const fileHead = file2.slice(fileIndex, fileIndex + head.length);
+      if (!this.#matchOne(fileHead, head, partial2, 0, 0)) {
+        return false;
+      }
+      fileIndex += head.length;
+      patternIndex += head.length;
+    }
+    let fileTailMatch = 0;
+    if (tail.length) {
+      if (tail.length + fileIndex > file2.length)
+        return false;
+      let tailStart = file2.length - tail.length;
+      if (this.#matchOne(file2, tail, partial2, tailStart, 0)) {
+        fileTailMatch = tail.length;
+      } else {
+        if (file2[file2.length - 1] !== "" || fileIndex + tail.length === file2.length) {
+          return false;
+        }
+        tailStart--;
+        if (!this.#matchOne(file2, tail, partial2, tailStart, 0)) {
+          return false;
+        }
+        fileTailMatch = tail.length + 1;
+      }
+    }
+    if (!body.length) {
+      let sawSome = !!fileTailMatch;
+      for (let i2 = fileIndex; i2 < file2.length - fileTailMatch; i2++) {
+        const f = String(file2[i2]);
+        sawSome = true;
+        if (f === "." || f === ".." || !this.options.dot && f.startsWith(".")) {
+          return false;
+        }
+      }
+      return partial2 || sawSome;
+    }
+    const bodySegments = [[[], 0]];
+    let currentBody = bodySegments[0];
+    let nonGsParts = 0;
+    const nonGsPartsSums = [0];
+    for (const b of body) {
+      if (b === GLOBSTAR) {
+        nonGsPartsSums.push(nonGsParts);
+        currentBody = [[], 0];
+        bodySegments.push(currentBody);
+      } else {
+        currentBody[0].push(b);
+        nonGsParts++;
+      }
+    }
+    let i = bodySegments.length - 1;
+    const fileLength = file2.length - fileTailMatch;
+    for (const b of bodySegments) {
+      b[1] = fileLength - (nonGsPartsSums[i--] + b[0].length);
+    }
+    return !!this.#matchGlobStarBodySections(file2, bodySegments, fileIndex, 0, partial2, 0, !!fileTailMatch);
+  }
+  // return false for "nope, not matching"
+  // return null for "not matching, cannot keep trying"
+  #matchGlobStarBodySections(file2, bodySegments, fileIndex, bodyIndex, partial2, globStarDepth, sawTail) {
+    const bs = bodySegments[bodyIndex];
+    if (!bs) {
+      for (let i = fileIndex; i < file2.length; i++) {
+        sawTail = true;
+        const f = file2[i];
+        if (f === "." || f === ".." || !this.options.dot && f.startsWith(".")) {
+          return false;
+        }
+      }
+      return sawTail;
+    }
+    const [body, after] = bs;
+    while (fileIndex <= after) {
+      const m = this.#matchOne(file2.slice(0, fileIndex + body.length), body, partial2, fileIndex, 0);
+      if (m && globStarDepth < this.maxGlobstarRecursion) {
+        const sub = this.#matchGlobStarBodySections(file2, bodySegments, fileIndex + body.length, bodyIndex + 1, partial2, globStarDepth + 1, sawTail);
+        if (sub !== false) {
+          return sub;
+        }
+      }
+      const f = file2[fileIndex];
+      if (f === "." || f === ".." || !this.options.dot && f.startsWith(".")) {
+        return false;
+      }
+      fileIndex++;
+    }
+    return partial2 || null;
+  }
+  #matchOne(file2, pattern, partial2, fileIndex, patternIndex) {
+    let fi;
+    let pi;
+    let pl;
+    let fl;
+    for (fi = fileIndex, pi = patternIndex, fl = file2.length, pl = pattern.length; fi < fl && pi < pl; fi++, pi++) {
+      this.debug("matchOne loop");
+      let p = pattern[pi];
+      let f = file2[fi];
+      this.debug(pattern, p, f);
+      if (p === false || p === GLOBSTAR) {
+        return false;
+      }
+      let hit;
+      if (typeof p === "string") {
+        hit = f === p;
+        this.debug("string match", p, f, hit);
+      } else {
+        hit = p.test(f);
+        this.debug("pattern match", p, f, hit);
+      }
+      if (!hit)
+        return false;
+    }
+    if (fi === fl && pi === pl) {
+      return true;
+    } else if (fi === fl) {
+      return partial2;
+    } else if (pi === pl) {
+      return fi === fl - 1 && file2[fi] === "";
+    } else {
+      throw new Error("wtf?");
+    }
+  }
+  braceExpand() {
+    return braceExpand(this.pattern, this.options);
+  }
+  parse(pattern) {
+    assertValidPattern(pattern);
+    const options = this.options;
+    if (pattern === "**")
+      return GLOBSTAR;
+    if (pattern === "")
+      return "";
+    let m;
+    let fastTest = null;
+    if (m = pattern.match(starRE)) {
+      fastTest = options.dot ? starTestDot : starTest;
+    } else if (m = pattern.match(starDotExtRE)) {
+      fastTest = (options.nocase ? options.dot ? starDotExtTestNocaseDot : starDotExtTestNocase : options.dot ? starDotExtTestDot : starDotExtTest)(m[1]);
+    } else if (m = pattern.match(qmarksRE)) {
+      fastTest = (options.nocase ? options.dot ? qmarksTestNocaseDot : qmarksTestNocase : options.dot ? qmarksTestDot : qmarksTest)(m);
+    } else if (m = pattern.match(starDotStarRE)) {
+      fastTest = options.dot ? starDotStarTestDot : starDotStarTest;
+    } else if (m = pattern.match(dotStarRE)) {
+      fastTest = dotStarTest;
+    }
+    const re = AST.fromGlob(pattern, this.options).toMMPattern();
+    if (fastTest && typeof re === "object") {
+      Reflect.defineProperty(re, "test", { value: fastTest });
+    }
+    return re;
+  }
+  makeRe() {
+    if (this.regexp || this.regexp === false)
+      return this.regexp;
+    const set2 = this.set;
+    if (!set2.length) {
+      this.regexp = false;
+      return this.regexp;
+    }
+    const options = this.options;
+    const twoStar = options.noglobstar ? star2 : options.dot ? twoStarDot : twoStarNoDot;
+    const flags = new Set(options.nocase ? ["i"] : []);
+    let re = set2.map((pattern) => {
+      const pp = pattern.map((p) => {
+        if (p instanceof RegExp) {
+          for (const f of p.flags.split(""))
+            flags.add(f);
+        }
+        return typeof p === "string" ? regExpEscape2(p) : p === GLOBSTAR ? GLOBSTAR : p._src;
+      });
+      pp.forEach((p, i) => {
+        const next = pp[i + 1];
+        const prev = pp[i - 1];
+        if (p !== GLOBSTAR || prev === GLOBSTAR) {
+          return;
+        }
+        if (prev === void 0) {
+          if (next !== void 0 && next !== GLOBSTAR) {
+            pp[i + 1] = "(?:\\/|" + twoStar + "\\/)?" + next;
+          } else {
+            pp[i] = twoStar;
+          }
+        } else if (next === void 0) {
+          pp[i - 1] = prev + "(?:\\/|\\/" + twoStar + ")?";
+        } else if (next !== GLOBSTAR) {
+          pp[i - 1] = prev + "(?:\\/|\\/" + twoStar + "\\/)" + next;
+          pp[i + 1] = GLOBSTAR;
+        }
+      });
+      const filtered = pp.filter((p) => p !== GLOBSTAR);
+      if (this.partial && filtered.length >= 1) {
+        const prefixes = [];
+        for (let i = 1; i <= filtered.length; i++) {
+          prefixes.push(filtered.slice(0, i).join("/"));
+        }
+        return "(?:" + prefixes.join("|") + ")";
+      }
+      return filtered.join("/");
+    }).join("|");
+    const [open3, close] = set2.length > 1 ? ["(?:", ")"] : ["", ""];
+    re = "^" + open3 + re + close + "$";
+    if (this.partial) {
+      re = "^(?:\\/|" + open3 + re.slice(1, -1) + close + ")$";
+    }
+    if (this.negate)
+      re = "^(?!" + re + ").+$";
+    try {
+      this.regexp = new RegExp(re, [...flags].join(""));
+    } catch {
+      this.regexp = false;
+    }
+    return this.regexp;
+  }
+  slashSplit(p) {
+    if (this.preserveMultipleSlashes) {
+      return p.split("/");
+    } else if (this.isWindows && /^\/\/[^/]+/.test(p)) {
+      return ["", ...p.split(/\/+/)];
+    } else {
+      return p.split(/\/+/);
+    }
+  }
+  match(f, partial2 = this.partial) {
+    this.debug("match", f, this.pattern);
+    if (this.comment) {
+      return false;
+    }
+    if (this.empty) {
+      return f === "";
+    }
+    if (f === "/" && partial2) {
+      return true;
+    }
+    const options = this.options;
+    if (this.isWindows) {
+      f = f.split("\\").join("/");
+    }
+    const ff = this.slashSplit(f);
+    this.debug(this.pattern, "split", ff);
+    const set2 = this.set;
+    this.debug(this.pattern, "set", set2);
+    let filename = ff[ff.length - 1];
+    if (!filename) {
+      for (let i = ff.length - 2; !filename && i >= 0; i--) {
+        filename = ff[i];
+      }
+    }
+    for (const pattern of set2) {
+      let file2 = ff;
+      if (options.matchBase && pattern.length === 1) {
+        file2 = [filename];
+      }
+      const hit = this.matchOne(file2, pattern, partial2);
+      if (hit) {
+        if (options.flipNegate) {
+          return true;
+        }
+        return !this.negate;
+      }
+    }
+    if (options.flipNegate) {
+      return false;
+    }
+    return this.negate;
+  }
+  static defaults(def) {
+    return minimatch.defaults(def).Minimatch;
+  }
+};
+minimatch.AST = AST;
+minimatch.Minimatch = Minimatch;
+minimatch.escape = escape;
+minimatch.unescape = unescape;
+
+// src/oracle-dir/glob.ts
+function globProblem(glob2) {
+  if (glob2 === "") return "empty glob";
+  if (glob2.length > 4096) return "glob longer than 4096 characters";
+  if (hasControlCharacter(glob2)) return "glob holds a control character";
+  if (glob2.startsWith("/")) return "globs are relative to the repository root; drop the leading /";
+  if (glob2.startsWith("!")) return "negated globs are not supported (write \\! for a literal !)";
+  if (glob2.startsWith("#"))
+    return "a glob starting with # is a comment to minimatch (write \\# for a literal #)";
+  if (glob2.split("/").some((s) => s === "." || s === ".."))
+    return "'.' and '..' segments never match a repository path";
+  if (new Minimatch(normalizeGlob(glob2), { dot: true }).makeRe() === false) return "not a valid glob";
+  return null;
+}
+function normalizeGlob(glob2) {
+  return glob2.endsWith("/") ? glob2 + "**" : glob2;
+}
+
+// src/oracle-dir/record-map.ts
+function recordAsMap(checkKey, value) {
+  return external_exports.unknown().transform((input2, ctx) => {
+    const out = /* @__PURE__ */ new Map();
+    if (typeof input2 !== "object" || input2 === null || Array.isArray(input2)) {
+      ctx.addIssue({
+        code: "custom",
+        message: input2 === void 0 ? "missing field" : "expected an object",
+        input: input2
+      });
+      return external_exports.NEVER;
+    }
+    const record2 = input2;
+    for (const key of Object.keys(record2)) {
+      const keyProblem = checkKey(key);
+      if (keyProblem !== null) {
+        ctx.addIssue({ code: "custom", path: [key], message: keyProblem, input: key });
+        continue;
+      }
+      const parsed = value.safeParse(record2[key]);
+      if (!parsed.success) {
+        for (const issue2 of parsed.error.issues)
+          ctx.addIssue({
+            code: "custom",
+            path: [key, ...issue2.path],
+            message: issue2.message,
+            input: record2[key]
+          });
+        continue;
+      }
+      out.set(key, parsed.data);
+    }
+    return out;
+  });
+}
+
+// src/oracle-dir/repo-path.ts
+function repoPathProblem(path2) {
+  if (path2 === "") return "empty path";
+  if (path2.length > 4096) return "path longer than 4096 characters";
+  if (hasControlCharacter(path2)) return "path holds a control character";
+  if (path2.startsWith("/")) return "must be relative to the repository root (no leading /)";
+  if (path2.startsWith('"')) return "must not start with a double quote";
+  const segments = path2.split("/");
+  if (segments.some((s) => s === "")) return "empty path segment (a doubled or trailing /)";
+  if (segments.some((s) => s === "." || s === "..")) return "'.' and '..' segments are not allowed";
+  if (segments.some((s) => s.toLowerCase() === ".git")) return ".git is not part of the repository";
+  return null;
+}
+
+// src/oracle-dir/config.ts
+var PATH_COMPONENT = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
+var DOMAIN_COMPONENT = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+var DOMAIN = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[0-9a-fA-F:]+\\])(?::[0-9]+)?`;
+var NAME = `(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`;
+var IMAGE_NAME = new RegExp(`^${NAME}$`);
+var IMAGE_NAME_WITH_TAG = new RegExp(`^${NAME}:[\\w][\\w.-]{0,127}$`);
+function imageProblem(image) {
+  if (image.length > 512) return "image reference longer than 512 characters";
+  const at = image.lastIndexOf("@");
+  if (at === -1)
+    return IMAGE_NAME.test(image) || IMAGE_NAME_WITH_TAG.test(image) ? "must be pinned by digest, name@sha256:<64 hex>; a tag can move, so it alone is refused" : "must be an image reference pinned by digest, name@sha256:<64 hex>";
+  const [name, digest] = [image.slice(0, at), image.slice(at + 1)];
+  if (!/^sha256:[0-9a-f]{64}$/.test(digest))
+    return "the digest must be sha256: followed by 64 lowercase hex digits";
+  if (IMAGE_NAME_WITH_TAG.test(name))
+    return "drop the tag: the digest alone pins the image (name@sha256:<64 hex>)";
+  if (!IMAGE_NAME.test(name))
+    return "the name before @ is not an image name (lowercase path components, optional registry host)";
+  return null;
+}
+var RESERVED_ENV = [
+  "TZ",
+  "LC_ALL",
+  "PYTHONHASHSEED",
+  "SOURCE_DATE_EPOCH",
+  "ORACLE_REPORT_DIR",
+  "HOME"
+];
+function envKeyProblem(key) {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,255}$/.test(key))
+    return "not a valid environment variable name ([A-Za-z_][A-Za-z0-9_]*)";
+  if (RESERVED_ENV.includes(key))
+    return `set by the gate (${RESERVED_ENV.join(", ")}); it cannot be overridden`;
+  if (key.startsWith("ORACLE_")) return "names starting with ORACLE_ are reserved for the gate";
+  if (key.startsWith("GIT_")) return "GIT_* variables would change the harness's git";
+  return null;
+}
+function destProblem(dest) {
+  const problem = repoPathProblem(dest);
+  if (problem) return problem;
+  if (!dest.split("/").every((s) => /^[A-Za-z0-9._][A-Za-z0-9._-]*$/.test(s)))
+    return "use only letters, digits, . _ - and / (no segment starting with -)";
+  return null;
+}
+var MEMORY_UNITS = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+function memoryBytes(memory) {
+  const match2 = /^([1-9][0-9]{0,9})([kmg])$/.exec(memory);
+  if (!match2) throw new Error(`not a memory size: ${memory}`);
+  return Number(match2[1]) * MEMORY_UNITS[match2[2]];
+}
+function memoryProblem(memory) {
+  if (!/^[1-9][0-9]{0,9}[kmg]$/.test(memory)) return "a size with a unit: <n>k, <n>m or <n>g (e.g. 2g)";
+  if (memoryBytes(memory) < 6 * 1024 ** 2) return "at least 6m (Docker refuses less)";
+  return null;
+}
+function userProblem(user) {
+  const match2 = /^([0-9]{1,10}):([0-9]{1,10})$/.exec(user);
+  if (!match2) return "numeric uid:gid, e.g. 1000:1000";
+  const [uid, gid] = [Number(match2[1]), Number(match2[2])];
+  if (uid > 2 ** 31 - 1 || gid > 2 ** 31 - 1) return "uid and gid must be below 2^31";
+  if (uid === 0) return "the tests never run as root (uid 0)";
+  return null;
+}
+var checked = (problem) => external_exports.string().superRefine((value, ctx) => {
+  const message = problem(value);
+  if (message) ctx.addIssue({ code: "custom", message, input: value });
+});
+var command = external_exports.string().max(65536, "command longer than 65536 characters").refine((c) => c.trim() !== "", "empty command").refine((c) => !c.includes("\0"), "command holds a NUL character");
+var glob = checked(globProblem).transform(normalizeGlob);
+var DEFAULTS = {
+  hidden_tests_dest: "oracle_tests",
+  timeout_seconds: 900,
+  limits: { memory: "2g", cpus: 2, pids: 512 },
+  source_date_epoch: 315532800,
+  user: "1000:1000",
+  flake: { window: 20, min_runs: 5, freeze_above: 0.2, unfreeze_below: 0.05, freeze_budget: 0.1 }
+};
+var FlakeParamsSchema = external_exports.strictObject({
+  window: external_exports.number().int("an integer").min(1, "at least 1").max(1e3, "at most 1000").default(DEFAULTS.flake.window),
+  min_runs: external_exports.number().int("an integer").min(1, "at least 1").default(DEFAULTS.flake.min_runs),
+  freeze_above: external_exports.number().gt(0, "above 0 (0 would freeze every test)").max(1, "a failure rate, at most 1").default(DEFAULTS.flake.freeze_above),
+  unfreeze_below: external_exports.number().min(0, "a failure rate, at least 0").max(1, "a failure rate, at most 1").default(DEFAULTS.flake.unfreeze_below),
+  freeze_budget: external_exports.number().min(0, "a fraction, at least 0").max(1, "a fraction, at most 1").default(DEFAULTS.flake.freeze_budget)
+}).superRefine((flake, ctx) => {
+  if (flake.min_runs > flake.window)
+    ctx.addIssue({
+      code: "custom",
+      path: ["min_runs"],
+      message: "must not exceed window",
+      input: flake.min_runs
+    });
+  if (flake.unfreeze_below >= flake.freeze_above)
+    ctx.addIssue({
+      code: "custom",
+      path: ["unfreeze_below"],
+      message: "must be below freeze_above, or a test at the threshold would flap",
+      input: flake.unfreeze_below
+    });
+});
+var OracleConfigSchema = external_exports.strictObject({
+  image: checked(imageProblem),
+  existing_suite: external_exports.strictObject({
+    command,
+    /** Globs restored to their base-commit version before the suite runs. */
+    paths: external_exports.array(glob).max(1e4, "at most 10000 globs").default([])
+  }).optional(),
+  hidden_tests: external_exports.strictObject({
+    command,
+    dest: checked(destProblem).default(DEFAULTS.hidden_tests_dest)
+  }),
+  env: recordAsMap(
+    envKeyProblem,
+    external_exports.string().max(32768, "value longer than 32768 characters").refine((v) => !v.includes("\0"), "value holds a NUL character")
+  ).refine((env) => env.size <= 256, "at most 256 variables").prefault({}),
+  timeout_seconds: external_exports.number().int("whole seconds").min(1, "at least 1 second").max(21600, "at most 21600 seconds (6 hours, the GitHub job limit)").default(DEFAULTS.timeout_seconds),
+  limits: external_exports.strictObject({
+    memory: checked(memoryProblem).default(DEFAULTS.limits.memory),
+    cpus: external_exports.number().gt(0, "above 0").max(1024, "at most 1024").default(DEFAULTS.limits.cpus),
+    pids: external_exports.number().int("an integer").min(1, "at least 1").max(4194304, "at most 4194304").default(DEFAULTS.limits.pids)
+  }).prefault({}),
+  source_date_epoch: external_exports.number().int("whole seconds").min(0, "at least 0").max(253402300799, "at most 253402300799 (year 9999)").default(DEFAULTS.source_date_epoch),
+  user: checked(userProblem).default(DEFAULTS.user),
+  policy: external_exports.strictObject({
+    allow_symlinks: external_exports.boolean().default(false),
+    allow_submodules: external_exports.boolean().default(false),
+    allow_gitattributes: external_exports.boolean().default(false)
+  }).prefault({}),
+  flake: FlakeParamsSchema.prefault({})
+});
+function parseOracleConfig(text2) {
+  return parseChecked(OracleConfigSchema, text2);
+}
+
+// src/oracle-dir/flake-ledger.ts
+var MAX_HISTORY = 1e3;
+var FlakeLedgerSchema = external_exports.strictObject({
+  version: external_exports.literal(1, "this reader knows version 1"),
+  tests: external_exports.array(
+    external_exports.strictObject({
+      id: external_exports.string().min(1, "empty test ID").max(65536, "test ID longer than 65536 characters"),
+      state: external_exports.enum(["active", "frozen"], "active or frozen"),
+      history: external_exports.string().regex(/^[PF]*$/, "only P (passed) and F (failed) outcomes").max(MAX_HISTORY, `at most ${MAX_HISTORY} outcomes`)
+    })
+  ).superRefine((tests, ctx) => {
+    const seen = /* @__PURE__ */ new Set();
+    tests.forEach((test, i) => {
+      if (seen.has(test.id))
+        ctx.addIssue({ code: "custom", path: [i, "id"], message: "test listed twice", input: test.id });
+      seen.add(test.id);
+    });
+  })
+}).transform((ledger) => ({
+  version: 1,
+  tests: new Map(ledger.tests.map((t) => [t.id, { state: t.state, history: t.history }]))
+}));
+function parseFlakeLedger(text2) {
+  return parseChecked(FlakeLedgerSchema, text2);
+}
+function emptyLedger() {
+  return { version: 1, tests: /* @__PURE__ */ new Map() };
+}
+var byUtf8 = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+function formatFlakeLedger(ledger) {
+  const ids = [...ledger.tests.keys()].sort(byUtf8);
+  const lines = ids.map((id) => {
+    const entry = ledger.tests.get(id);
+    return `    {"id": ${JSON.stringify(id)}, "state": "${entry.state}", "history": "${entry.history}"}`;
+  });
+  return `{
+  "version": 1,
+  "tests": [${lines.length ? "\n" + lines.join(",\n") + "\n  " : ""}]
+}
+`;
+}
+function windowVerdict(history, params) {
+  const n = history.length;
+  if (n < params.min_runs || n === 0) return null;
+  let failures = 0;
+  for (const outcome of history) if (outcome === "F") failures++;
+  if (failures === n) return "active";
+  const rate = failures / n;
+  if (rate <= params.unfreeze_below) return "active";
+  if (rate >= params.freeze_above) return "frozen";
+  return null;
+}
+function runOutcomes(results) {
+  const outcomes = /* @__PURE__ */ new Map();
+  for (const { id, status } of results) {
+    if (status === "failed" || status === "error") outcomes.set(id, "F");
+    else if (status === "passed" && !outcomes.has(id)) outcomes.set(id, "P");
+  }
+  return outcomes;
+}
+function updateLedger(ledger, results, params) {
+  const outcomes = runOutcomes(results);
+  const tests = /* @__PURE__ */ new Map();
+  const ids = /* @__PURE__ */ new Set([...ledger.tests.keys(), ...outcomes.keys()]);
+  for (const id of ids) {
+    const previous = ledger.tests.get(id) ?? { state: "active", history: "" };
+    const history = (previous.history + (outcomes.get(id) ?? "")).slice(-params.window);
+    tests.set(id, { state: windowVerdict(history, params) ?? previous.state, history });
+  }
+  return { version: 1, tests };
+}
+function isFrozen(ledger, id) {
+  return ledger.tests.get(id)?.state === "frozen";
+}
+function checkFreezeBudget(ledger, hiddenIds, budget) {
+  const hidden = [...new Set(hiddenIds)];
+  const frozen = hidden.filter((id) => isFrozen(ledger, id)).sort(byUtf8);
+  if (hidden.length === 0 || frozen.length / hidden.length <= budget) return [];
+  const shown = frozen.slice(0, 10).map((id) => JSON.stringify(id));
+  const more = frozen.length > 10 ? ` and ${frozen.length - 10} more` : "";
+  return [
+    {
+      kind: "custom",
+      subkind: "freeze-budget-exceeded",
+      message: `${frozen.length} of ${hidden.length} hidden tests are frozen, over the freeze budget of ${+(budget * 100).toFixed(4)}%; fix or remove flaky tests: ${shown.join(", ")}${more}`
+    }
+  ];
+}
+
+// src/oracle-dir/text-file.ts
+var utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+function textLines(bytes) {
+  let text2;
+  try {
+    text2 = utf82.decode(bytes);
+  } catch {
+    throw new Error("not valid UTF-8");
+  }
+  if (text2.startsWith("\uFEFF")) text2 = text2.slice(1);
+  const lines = text2.split("\n").map((line) => line.endsWith("\r") ? line.slice(0, -1) : line);
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+// src/oracle-dir/glob-list.ts
+function parseGlobList(bytes, fileName) {
+  let lines;
+  try {
+    lines = textLines(bytes);
+  } catch (e) {
+    return { ok: false, error: `${fileName}: ${e.message}` };
+  }
+  if (lines.length > 1e5) return { ok: false, error: `${fileName}: more than 100000 lines` };
+  const entries = [];
+  for (let i = 0; i < lines.length; i++) {
+    const text2 = lines[i].trim();
+    if (text2 === "" || text2.startsWith("#")) continue;
+    const problem = globProblem(text2);
+    if (problem) return { ok: false, error: `${fileName} line ${i + 1}: ${problem}` };
+    entries.push({ glob: normalizeGlob(text2), line: i + 1 });
+  }
+  return { ok: true, value: entries };
+}
+
+// src/oracle-dir/sealed-fixtures.ts
+var FixtureManifestSchema = external_exports.strictObject({
+  roots: external_exports.array(
+    external_exports.string().superRefine((root, ctx) => {
+      const problem = repoPathProblem(root);
+      if (problem) ctx.addIssue({ code: "custom", message: problem, input: root });
+    })
+  ).max(1e4, "at most 10000 roots").superRefine((roots, ctx) => {
+    roots.forEach((root, i) => {
+      if (roots.indexOf(root) !== i)
+        ctx.addIssue({ code: "custom", path: [i], message: "root listed twice", input: root });
+    });
+  }).default([]),
+  files: recordAsMap(
+    repoPathProblem,
+    external_exports.string().regex(/^[0-9a-f]{64}$/, "a sha256 as 64 lowercase hex digits")
+  )
+});
+function parseFixtureManifest(text2) {
+  return parseChecked(FixtureManifestSchema, text2);
+}
+var SEALED_FIXTURE_SUBKINDS = {
+  /** A listed file is missing or differs at the base commit: the manifest no longer describes the repository. */
+  stale: "stale-oracle",
+  /** The patch touches a listed file. */
+  touched: "sealed-fixture-touched",
+  /** After the patch, a file under a sealed root is not listed. */
+  unsealed: "unsealed-fixture"
+};
+var LISTED_PATHS = 10;
+function listPaths(items) {
+  const more = items.length > LISTED_PATHS ? ` and ${items.length - LISTED_PATHS} more` : "";
+  return items.slice(0, LISTED_PATHS).join(", ") + more;
+}
+var byBytes = (a, b) => Buffer.compare(displayPathBytes(a), displayPathBytes(b));
+function checkSealedFixtures({ manifest, base, touched }) {
+  const reasons = [];
+  const reason2 = (subkind, message) => reasons.push({ kind: "custom", subkind, message });
+  const key = (path2) => displayPathBytes(path2).toString("latin1");
+  const listed = new Set([...manifest.files.keys()].map(key));
+  const roots = manifest.roots.map(key);
+  const underRoots = (path2) => {
+    const k = key(path2);
+    return roots.some((root) => k === root || k.startsWith(root + "/"));
+  };
+  const stale = [];
+  for (const [path2, expected] of [...manifest.files].sort(([a], [b]) => byBytes(a, b))) {
+    const actual = base.listedHashes.get(path2) ?? null;
+    if (actual === null) stale.push(`${JSON.stringify(path2)} (missing or not a regular file)`);
+    else if (actual !== expected)
+      stale.push(`${JSON.stringify(path2)} (sha256 ${actual}, manifest ${expected})`);
+  }
+  if (stale.length > 0)
+    reason2(
+      SEALED_FIXTURE_SUBKINDS.stale,
+      `${stale.length} sealed fixture(s) differ from fixtures/manifest.json at the base commit; the oracle is stale, update the manifest: ${listPaths(stale)}`
+    );
+  const sealedTouches = touched.filter((t) => listed.has(key(t.path))).sort((a, b) => byBytes(a.path, b.path)).map((t) => `${JSON.stringify(t.path)} (${t.change})`);
+  if (sealedTouches.length > 0)
+    reason2(
+      SEALED_FIXTURE_SUBKINDS.touched,
+      `the patch touches ${sealedTouches.length} sealed fixture(s): ${listPaths(sealedTouches)}`
+    );
+  const after = /* @__PURE__ */ new Map();
+  for (const path2 of base.pathsUnderRoots) if (underRoots(path2)) after.set(key(path2), { path: path2, from: "base" });
+  for (const t of touched) {
+    if (!underRoots(t.path)) continue;
+    const k = key(t.path);
+    if (t.change === "deleted") after.delete(k);
+    else if (!after.has(k) || t.change !== "modified" && t.change !== "mode-changed")
+      after.set(k, { path: t.path, from: "patch" });
+  }
+  const unsealed = [...after].filter(([k]) => !listed.has(k)).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(
+    ([, { path: path2, from }]) => `${JSON.stringify(path2)} (${from === "base" ? "at the base commit" : "from the patch"})`
+  );
+  if (unsealed.length > 0)
+    reason2(
+      SEALED_FIXTURE_SUBKINDS.unsealed,
+      `${unsealed.length} file(s) under a sealed root are not in fixtures/manifest.json: ${listPaths(unsealed)}`
+    );
+  return reasons;
+}
+
+// src/oracle-dir/tests-lock.ts
+function parseTestsLock(bytes, fileName = "tests.lock") {
+  let lines;
+  try {
+    lines = textLines(bytes);
+  } catch (e) {
+    return { ok: false, error: `${fileName}: ${e.message}` };
+  }
+  const firstLine = /* @__PURE__ */ new Map();
+  for (let i = 0; i < lines.length; i++) {
+    const id = lines[i];
+    if (id.trim() === "") continue;
+    if (hasControlCharacter(id, true))
+      return { ok: false, error: `${fileName} line ${i + 1}: control character in a test ID` };
+    const first = firstLine.get(id);
+    if (first !== void 0)
+      return { ok: false, error: `${fileName} line ${i + 1}: duplicate test ID (first on line ${first})` };
+    firstLine.set(id, i + 1);
+  }
+  return { ok: true, value: new Set(firstLine.keys()) };
+}
+var utf8Order = (a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+function formatTestsLock(ids) {
+  return [...new Set(ids)].sort(utf8Order).map((id) => id + "\n").join("");
+}
+var LISTED_IDS = 10;
+function listIds(ids) {
+  const shown = ids.slice(0, LISTED_IDS).map((id) => JSON.stringify(id));
+  const more = ids.length > LISTED_IDS ? ` and ${ids.length - LISTED_IDS} more` : "";
+  return shown.join(", ") + more;
+}
+function testsChanged(message) {
+  return { kind: "custom", subkind: "tests-changed", message };
+}
+function checkTestsLock(lock, outcomes) {
+  const ran = /* @__PURE__ */ new Map();
+  for (const outcome of outcomes) {
+    if (outcome.suite !== "hidden") continue;
+    ran.set(outcome.id, (ran.get(outcome.id) ?? false) || outcome.status === "skipped");
+  }
+  const sorted = (ids) => [...ids].sort(utf8Order);
+  const missing = sorted([...lock].filter((id) => !ran.has(id)));
+  const skipped = sorted([...lock].filter((id) => ran.get(id) === true));
+  const extra = sorted([...ran.keys()].filter((id) => !lock.has(id)));
+  const reasons = [];
+  if (missing.length > 0)
+    reasons.push(testsChanged(`${missing.length} locked hidden test(s) did not run: ${listIds(missing)}`));
+  if (skipped.length > 0)
+    reasons.push(testsChanged(`${skipped.length} locked hidden test(s) were skipped: ${listIds(skipped)}`));
+  if (extra.length > 0)
+    reasons.push(
+      testsChanged(`${extra.length} hidden test(s) ran that tests.lock does not list: ${listIds(extra)}`)
+    );
+  return reasons;
+}
+
+// src/oracle-dir/load.ts
+var ORACLE_FILES = {
+  config: "oracle.json",
+  deny: "path_deny.txt",
+  allow: "path_allow.txt",
+  tests: "tests",
+  testsLock: "tests.lock",
+  fixtures: "fixtures/manifest.json",
+  flakeLedger: "flake_ledger.json"
+};
+var MAX_FILE_BYTES = 64 * 1024 * 1024;
+var LoadError = class extends Error {
+};
+async function readOptional(dir, name) {
+  let handle;
+  try {
+    handle = await fsp3.open(
+      join2(dir, name),
+      constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK
+    );
+  } catch (e) {
+    const code = e.code;
+    if (code === "ENOENT") return null;
+    throw new LoadError(`${name}: ${code === "ELOOP" ? "a symlink, refused" : `cannot open (${code ?? e})`}`);
+  }
+  try {
+    const stat2 = await handle.stat();
+    if (!stat2.isFile()) throw new LoadError(`${name}: not a regular file`);
+    if (stat2.size > MAX_FILE_BYTES) throw new LoadError(`${name}: larger than ${MAX_FILE_BYTES} bytes`);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+function checkedOrThrow(name, result) {
+  if (!result.ok)
+    throw new LoadError(result.error.startsWith(name) ? result.error : `${name}: ${result.error}`);
+  return result.value;
+}
+var utf83 = new TextDecoder("utf-8", { fatal: true });
+function jsonText(name, bytes) {
+  try {
+    return utf83.decode(bytes);
+  } catch {
+    throw new LoadError(`${name}: not valid UTF-8`);
+  }
+}
+async function loadOracleDir(dirArg) {
+  const dir = resolve(dirArg);
+  try {
+    const stat2 = await fsp3.lstat(dir).catch(() => null);
+    if (!stat2?.isDirectory()) throw new LoadError(`${dirArg}: not a directory`);
+    const configBytes = await readOptional(dir, ORACLE_FILES.config);
+    if (configBytes === null) throw new LoadError(`${ORACLE_FILES.config}: missing (it is required)`);
+    const config2 = checkedOrThrow(
+      ORACLE_FILES.config,
+      parseOracleConfig(jsonText(ORACLE_FILES.config, configBytes))
+    );
+    const globList = async (name) => {
+      const bytes = await readOptional(dir, name);
+      return bytes === null ? null : checkedOrThrow(name, parseGlobList(bytes, name));
+    };
+    const denyGlobs = await globList(ORACLE_FILES.deny) ?? [];
+    const allowGlobs = await globList(ORACLE_FILES.allow);
+    const testsPath = join2(dir, ORACLE_FILES.tests);
+    const testsStat = await fsp3.lstat(testsPath).catch((e) => {
+      if (e.code === "ENOENT") return null;
+      throw new LoadError(`${ORACLE_FILES.tests}/: cannot read (${e.code ?? e})`);
+    });
+    if (testsStat && !testsStat.isDirectory()) throw new LoadError(`${ORACLE_FILES.tests}: not a directory`);
+    const lockBytes = await readOptional(dir, ORACLE_FILES.testsLock);
+    const testsLock = lockBytes === null ? null : checkedOrThrow(ORACLE_FILES.testsLock, parseTestsLock(lockBytes));
+    const fixturesDir = await fsp3.lstat(join2(dir, "fixtures")).catch(() => null);
+    if (fixturesDir && !fixturesDir.isDirectory()) throw new LoadError("fixtures: not a directory");
+    const manifestBytes = fixturesDir ? await readOptional(dir, ORACLE_FILES.fixtures) : null;
+    const fixtures = manifestBytes === null ? null : checkedOrThrow(
+      ORACLE_FILES.fixtures,
+      parseFixtureManifest(jsonText(ORACLE_FILES.fixtures, manifestBytes))
+    );
+    const ledgerBytes = await readOptional(dir, ORACLE_FILES.flakeLedger);
+    const flakeLedger = ledgerBytes === null ? null : checkedOrThrow(
+      ORACLE_FILES.flakeLedger,
+      parseFlakeLedger(jsonText(ORACLE_FILES.flakeLedger, ledgerBytes))
+    );
+    return {
+      ok: true,
+      value: {
+        dir,
+        config: config2,
+        denyGlobs,
+        allowGlobs,
+        testsDir: testsStat ? testsPath : null,
+        testsLock,
+        fixtures,
+        flakeLedger
+      }
+    };
+  } catch (e) {
+    if (e instanceof LoadError) return { ok: false, error: e.message };
+    throw e;
+  }
+}
+
+// src/policy/denied-path-reason.ts
+var DENIED_PATH_SUBKIND = "denied-path";
+var OPT_IN_HINTS = {
+  symlink: 'symlinks need "policy": {"allow_symlinks": true} in oracle.json',
+  submodule: 'submodule changes need "policy": {"allow_submodules": true} in oracle.json',
+  ".gitattributes": '.gitattributes changes need "policy": {"allow_gitattributes": true} in oracle.json'
+};
+function deniedPathReason(denied) {
+  if (denied.length === 0) throw new Error("deniedPathReason needs at least one denied touch");
+  const list = denied.map((d) => `${d.path} (${d.change}; ${d.rule})`).join(", ");
+  const hints = [...new Set(denied.map((d) => OPT_IN_HINTS[d.rule]).filter((h) => h !== void 0))];
+  const noun = denied.length === 1 ? "a denied path" : `${denied.length} denied paths`;
+  return {
+    kind: "custom",
+    subkind: DENIED_PATH_SUBKIND,
+    message: `the patch touches ${noun}: ${list}${hints.length ? ` (${hints.join("; ")})` : ""}`
+  };
+}
+
+// src/policy/path-rules.ts
+var PolicyConfigError = class extends Error {
+};
+var GLOB_OPTIONS = {
+  dot: true,
+  nocase: false,
+  nocomment: true,
+  nonegate: true,
+  matchBase: false,
+  platform: "linux"
+};
+var HAS_ASTRAL = /[\ud800-\udbff][\udc00-\udfff]/;
+var EVERY_ASTRAL = /[\ud800-\udbff][\udc00-\udfff]/g;
+var SLASHES = /\/+/;
+var PathView = class {
+  path = "";
+  /** No empty part: not empty, no leading, trailing or doubled `/`. */
+  simple = true;
+  parts;
+  first;
+  last;
+  count = -1;
+  reset(path2) {
+    this.path = path2;
+    this.simple = path2 !== "" && path2[0] !== "/" && !path2.endsWith("/") && !path2.includes("//");
+    this.parts = this.first = this.last = void 0;
+    this.count = -1;
+    return this;
+  }
+  /** Whether the cheap questions below apply (else ask matchOne with split()). */
+  get isSimple() {
+    return this.simple;
+  }
+  split() {
+    this.parts ??= this.path.split(SLASHES);
+    return this.parts;
+  }
+  partCount() {
+    if (this.count === -1) {
+      let count = 1;
+      for (let i = this.path.indexOf("/"); i !== -1; i = this.path.indexOf("/", i + 1)) count++;
+      this.count = count;
+    }
+    return this.count;
+  }
+  firstIs(part) {
+    const p = this.path;
+    return p.startsWith(part) && (p.length === part.length || p.charCodeAt(part.length) === 47);
+  }
+  lastIs(part) {
+    const p = this.path;
+    return p.endsWith(part) && (p.length === part.length || p.charCodeAt(p.length - part.length - 1) === 47);
+  }
+  hasPart(part) {
+    const p = this.path;
+    for (let i = p.indexOf(part); i !== -1; i = p.indexOf(part, i + 1)) {
+      const end = i + part.length;
+      if ((i === 0 || p.charCodeAt(i - 1) === 47) && (end === p.length || p.charCodeAt(end) === 47))
+        return true;
+    }
+    return false;
+  }
+  firstPart() {
+    if (this.first === void 0) {
+      const slash = this.path.indexOf("/");
+      this.first = slash === -1 ? this.path : this.path.slice(0, slash);
+    }
+    return this.first;
+  }
+  lastPart() {
+    this.last ??= this.path.slice(this.path.lastIndexOf("/") + 1);
+    return this.last;
+  }
+};
+var PathRuleSet = class {
+  /** `broad`: the fail-closed reading for deny rules (directories above, astral characters). */
+  constructor(rules, broad) {
+    this.broad = broad;
+    this.rules = rules;
+    rules.forEach((rule, index) => {
+      if ("path" in rule) {
+        if (!this.literals.has(rule.path)) this.literals.set(rule.path, index);
+      } else this.globs.push({ index, test: compileGlob(rule.glob) });
+    });
+  }
+  broad;
+  rules;
+  /** Exact-path rules: path -> index of the first such rule. */
+  literals = /* @__PURE__ */ new Map();
+  globs = [];
+  /** Directory -> index of the first rule matching it or a directory above it (-1: none). */
+  directoryCache = /* @__PURE__ */ new Map();
+  /** The last directory looked up: a diff lists files in path order, so usually the next one's. */
+  lastDirectory;
+  lastDirectoryMatch = -1;
+  view = new PathView();
+  get size() {
+    return this.rules.length;
+  }
+  /** The first rule (in the order given) matching the path (or, when broad, a directory above it). */
+  firstMatch(path2) {
+    let best = this.firstMatchOf(path2);
+    if (this.broad && HAS_ASTRAL.test(path2)) {
+      const other = this.firstMatchOf(path2.replace(EVERY_ASTRAL, "\uFFFD"));
+      if (other !== -1 && (best === -1 || other < best)) best = other;
+    }
+    return best === -1 ? void 0 : this.rules[best];
+  }
+  firstMatchOf(path2) {
+    const slash = path2.lastIndexOf("/");
+    let above = -1;
+    if (slash !== -1 && this.broad) {
+      const last = this.lastDirectory;
+      if (last !== void 0 && last.length === slash && path2.startsWith(last))
+        above = this.lastDirectoryMatch;
+      else {
+        const directory = path2.slice(0, slash);
+        above = this.directoryMatch(directory);
+        this.lastDirectory = directory;
+        this.lastDirectoryMatch = above;
+      }
+    }
+    return this.matchIndex(path2, above);
+  }
+  directoryMatch(directory) {
+    const cached2 = this.directoryCache.get(directory);
+    if (cached2 !== void 0) return cached2;
+    const slash = directory.lastIndexOf("/");
+    const above = slash === -1 ? -1 : this.directoryMatch(directory.slice(0, slash));
+    const best = this.matchIndex(directory, above);
+    this.directoryCache.set(directory, best);
+    return best;
+  }
+  /** The lowest index of a rule matching `path` itself, or `best` when none is lower. */
+  matchIndex(path2, best) {
+    const literal2 = this.literals.get(path2);
+    if (literal2 !== void 0 && (best === -1 || literal2 < best)) best = literal2;
+    if (this.globs.length === 0) return best;
+    const view = this.view.reset(path2);
+    for (const glob2 of this.globs) {
+      if (best !== -1 && glob2.index >= best) break;
+      if (glob2.test(view)) return glob2.index;
+    }
+    return best;
+  }
+};
+function compileGlob(raw) {
+  const glob2 = raw.endsWith("/") ? raw + "**" : raw;
+  if (glob2 === "" || glob2.startsWith("/"))
+    throw new PolicyConfigError(`glob ${JSON.stringify(raw)} cannot name a repository path`);
+  const matcher = new Minimatch(glob2, GLOB_OPTIONS);
+  if (matcher.makeRe() === false || matcher.comment || matcher.negate || matcher.empty)
+    throw new PolicyConfigError(`invalid glob ${JSON.stringify(raw)}`);
+  const rows = matcher.set.map((pattern) => {
+    const globstars = pattern.filter((p) => p === GLOBSTAR).length;
+    return {
+      pattern,
+      first: pattern[0],
+      last: pattern[pattern.length - 1],
+      length: globstars > 0 ? -1 : pattern.length,
+      plain: pattern.filter((p) => typeof p === "string"),
+      // `a/b/**` and `**/a/b`, the usual shapes, are matched here without matchOne's garbage.
+      shape: globstars === 1 && pattern[pattern.length - 1] === GLOBSTAR ? "head" : globstars === 1 && pattern[0] === GLOBSTAR ? "tail" : "other"
+    };
+  });
+  const firstFits = (p, view) => p === void 0 || typeof p === "symbol" || (typeof p === "string" ? view.firstIs(p) : p.test(view.firstPart()));
+  const lastFits = (p, view) => p === void 0 || typeof p === "symbol" || (typeof p === "string" ? view.lastIs(p) : p.test(view.lastPart()));
+  return (view) => {
+    for (const row of rows) {
+      const quick = !view.isSimple || (row.length === -1 || row.length === view.partCount()) && firstFits(row.first, view) && lastFits(row.last, view) && row.plain.every((p) => view.hasPart(p));
+      if (!quick) continue;
+      const parts = view.split();
+      const hit = view.isSimple && row.shape === "head" ? headThenGlobstar(parts, row.pattern) : view.isSimple && row.shape === "tail" ? globstarThenTail(parts, row.pattern) : matcher.matchOne(parts, row.pattern, false);
+      if (hit) return true;
+    }
+    return false;
+  };
+}
+function elementMatches(p, part) {
+  return typeof p === "string" ? p === part : p instanceof RegExp && p.test(part);
+}
+function headThenGlobstar(parts, pattern) {
+  const n = pattern.length - 1;
+  if (parts.length <= n) return false;
+  for (let i = 0; i < n; i++) if (!elementMatches(pattern[i], parts[i])) return false;
+  for (let i = n; i < parts.length; i++) if (parts[i] === "." || parts[i] === "..") return false;
+  return true;
+}
+function globstarThenTail(parts, pattern) {
+  const n = pattern.length - 1;
+  const offset = parts.length - n;
+  if (offset < 0) return false;
+  for (let i = 0; i < n; i++) if (!elementMatches(pattern[i + 1], parts[offset + i])) return false;
+  for (let i = 0; i < offset; i++) if (parts[i] === "." || parts[i] === "..") return false;
+  return true;
+}
+
+// src/policy/evaluate-policy.ts
+import { createHash as createHash2 } from "node:crypto";
+var OUTSIDE_ALLOW_LIST = "outside the allow-list";
+function evaluatePolicy(files, policy) {
+  const deny = new PathRuleSet(
+    policy.denyGlobs.map((g) => typeof g === "string" ? { glob: g, rule: `deny glob ${g}` } : g),
+    true
+  );
+  const allow = policy.allowGlobs === null ? null : new PathRuleSet(
+    policy.allowGlobs.map((glob2) => ({ glob: glob2, rule: `allow glob ${glob2}` })),
+    false
+  );
+  const touched = [];
+  const denied = [];
+  const verdicts = [];
+  for (const file2 of files) {
+    let sectionDenied = false;
+    let outside = null;
+    for (let side = file2.change === "renamed" ? 0 : 1; side < 2; side++) {
+      const created = side === 1 && file2.change !== "deleted";
+      const path2 = created ? file2.newPath : file2.oldPath;
+      const change = file2.change;
+      touched.push({ path: path2.display, change });
+      const rule = deniedBy(file2, path2, created, policy, deny);
+      if (rule !== void 0) {
+        denied.push({ path: path2.display, change, rule });
+        sectionDenied = true;
+      } else if (allow && outside === null && allow.firstMatch(path2.text) === void 0) {
+        outside = path2 === file2.path ? OUTSIDE_ALLOW_LIST : `${OUTSIDE_ALLOW_LIST}: ${path2.display}`;
+      }
+    }
+    verdicts.push(sectionDenied ? DENIED : outside);
+  }
+  dropCreationsNeedingDroppedDeletions(files, verdicts);
+  const keptFiles = [];
+  const droppedFiles = [];
+  const deniedFiles = [];
+  const dropped = [];
+  files.forEach((file2, i) => {
+    const verdict = verdicts[i];
+    if (verdict === null) keptFiles.push(file2);
+    else if (verdict === DENIED) deniedFiles.push(file2);
+    else {
+      droppedFiles.push(file2);
+      dropped.push(...droppedHunksOf(file2, verdict));
+    }
+  });
+  const filteredChunks = sectionChunks(keptFiles);
+  const hash2 = createHash2("sha256");
+  let filteredBytes = 0;
+  for (const chunk of filteredChunks) {
+    hash2.update(chunk);
+    filteredBytes += chunk.length;
+  }
+  let joined;
+  return {
+    touched,
+    denied,
+    dropped,
+    get filteredDiff() {
+      joined ??= joinChunks(filteredChunks, files[0]?.diff);
+      return joined;
+    },
+    filteredChunks,
+    filteredBytes,
+    filteredSha256: hash2.digest("hex"),
+    keptFiles,
+    droppedFiles,
+    deniedFiles
+  };
+}
+var DENIED = /* @__PURE__ */ Symbol("denied");
+function deniedBy(file2, path2, created, policy, deny) {
+  const text2 = path2.text;
+  if (!isSafeRepositoryPath(text2)) return "unsafe path";
+  if (created && file2.newMode === SYMLINK_MODE && !policy.allowSymlinks) return "symlink";
+  const name = text2.slice(text2.lastIndexOf("/") + 1);
+  if (!policy.allowSubmodules && (file2.submodule || name === ".gitmodules")) return "submodule";
+  if (!policy.allowGitattributes && name === ".gitattributes") return ".gitattributes";
+  if (created && file2.newMode === null && (file2.change === "renamed" || file2.change === "copied") && !(policy.allowSymlinks && policy.allowSubmodules))
+    return "unknown file mode (could be a symlink or submodule)";
+  return deny.firstMatch(text2)?.rule;
+}
+function isSafeRepositoryPath(text2) {
+  let segmentStart = 0;
+  for (let i = 0; i <= text2.length; i++) {
+    const c = i === text2.length ? 47 : text2.charCodeAt(i);
+    if (c === 0) return false;
+    if (c !== 47) continue;
+    const length = i - segmentStart;
+    if (length === 0) return false;
+    if (text2.charCodeAt(segmentStart) === 46) {
+      if (length === 1 || length === 2 && text2.charCodeAt(segmentStart + 1) === 46) return false;
+      if (length === 4 && text2.slice(segmentStart, i).toLowerCase() === ".git") return false;
+    }
+    segmentStart = i + 1;
+  }
+  return true;
+}
+function dropCreationsNeedingDroppedDeletions(files, verdicts) {
+  const removed = /* @__PURE__ */ new Map();
+  const aboveRemoved = /* @__PURE__ */ new Map();
+  files.forEach((file2, i) => {
+    if (verdicts[i] === null || file2.change !== "deleted" && file2.change !== "renamed") return;
+    const path2 = file2.oldPath;
+    removed.set(path2.text, path2.display);
+    for (let slash = path2.text.indexOf("/"); slash !== -1; slash = path2.text.indexOf("/", slash + 1))
+      aboveRemoved.set(path2.text.slice(0, slash), path2.display);
+  });
+  if (removed.size === 0) return;
+  files.forEach((file2, i) => {
+    if (verdicts[i] !== null || !(file2.change === "added" || file2.change === "renamed" || file2.change === "copied"))
+      return;
+    const text2 = file2.newPath.text;
+    let blocker = removed.get(text2) ?? aboveRemoved.get(text2);
+    for (let slash = text2.indexOf("/"); blocker === void 0 && slash !== -1; slash = text2.indexOf("/", slash + 1))
+      blocker = removed.get(text2.slice(0, slash));
+    if (blocker !== void 0) verdicts[i] = `needs the deletion of ${blocker}, which was not applied`;
+  });
+}
+function droppedHunksOf(file2, reason2) {
+  const path2 = file2.path.display;
+  const records = [];
+  for (let i = 0; i < file2.hunkCount; i++) {
+    const h = file2.hunk(i);
+    records.push({
+      path: path2,
+      oldStart: h.oldStart,
+      oldLines: h.oldLines,
+      newStart: h.newStart,
+      newLines: h.newLines,
+      reason: reason2
+    });
+  }
+  if (records.length > 0) return records;
+  return [
+    {
+      path: path2,
+      oldStart: 0,
+      oldLines: 0,
+      newStart: 0,
+      newLines: 0,
+      reason: `${reason2} (${wholeFileChange(file2)})`
+    }
+  ];
+}
+function wholeFileChange(file2) {
+  if (file2.binary) return `binary file ${file2.change}`;
+  switch (file2.change) {
+    case "mode-changed":
+      return `mode ${file2.oldMode} -> ${file2.newMode}`;
+    case "added":
+      return "empty file added";
+    case "deleted":
+      return "empty file deleted";
+    case "renamed":
+      return `renamed from ${file2.oldPath.display}`;
+    case "copied":
+      return `copied from ${file2.oldPath.display}`;
+    default:
+      return file2.change;
+  }
+}
+function sectionChunks(files) {
+  const chunks = [];
+  let run;
+  let runEnd = 0;
+  for (const f of files) {
+    if (run && f.diff === run.diff && f.start === runEnd) {
+      runEnd = f.end;
+      continue;
+    }
+    if (run) chunks.push(run.diff.subarray(run.start, runEnd));
+    run = f;
+    runEnd = f.end;
+  }
+  if (run) chunks.push(run.diff.subarray(run.start, runEnd));
+  return chunks;
+}
+function joinChunks(chunks, diff) {
+  if (chunks.length === 1 && diff && chunks[0].length === diff.length) return diff;
+  return chunks.length === 0 ? Buffer.alloc(0) : Buffer.concat(chunks);
+}
+
+// src/policy/oracle-location.ts
+import { realpath } from "node:fs/promises";
+import { isAbsolute, relative, sep as sep2 } from "node:path";
+async function oracleRepoPath(repoDir, oracleDir) {
+  const repo = await realpath(repoDir);
+  const oracle = await realpath(oracleDir);
+  const inside = relative(repo, oracle);
+  if (inside === "" || !isOutside(relative(oracle, repo)))
+    throw new PolicyConfigError(
+      `the oracle directory ${oracleDir} is, or contains, the repository ${repoDir}`
+    );
+  if (isOutside(inside)) return void 0;
+  return inside.split(sep2).join("/");
+}
+function isOutside(relativePath) {
+  return relativePath === ".." || relativePath.startsWith(".." + sep2) || isAbsolute(relativePath);
+}
+
+// src/policy/default-deny-rules.ts
+function defaultDenyRules(inputs) {
+  const rules = [
+    { glob: ".github/**", rule: "deny glob .github/**" },
+    { path: ".github", rule: "deny glob .github/**" }
+  ];
+  if (inputs.oracleRepoPath !== void 0) {
+    const path2 = repositoryPath(inputs.oracleRepoPath, "the oracle directory");
+    rules.push({ path: path2, rule: `oracle directory ${path2}` });
+  }
+  const dest = repositoryPath(inputs.hiddenTestsDest, "hidden_tests.dest");
+  rules.push({ path: dest, rule: `hidden tests destination ${dest}` });
+  for (const sealed of inputs.sealedPaths)
+    rules.push({ path: repositoryPath(sealed, "a sealed fixture path"), rule: "sealed fixture" });
+  return rules;
+}
+function repositoryPath(raw, what) {
+  const parts = raw.split("/").filter((part, i, all) => !(part === "." || part === "" && (i === 0 || i === all.length - 1)));
+  const path2 = parts.join("/");
+  if (raw.startsWith("/") || parts.length === 0 || parts.some((p) => p === "" || p === ".." || p === "."))
+    throw new PolicyConfigError(
+      `${what} ${JSON.stringify(raw)} is not a relative path inside the repository`
+    );
+  return path2;
+}
+
+// src/policy/policy-from-oracle.ts
+function pathPolicyFromOracle(oracle, oracleRepoPath2) {
+  const defaults2 = defaultDenyRules({
+    ...oracleRepoPath2 === void 0 ? {} : { oracleRepoPath: oracleRepoPath2 },
+    hiddenTestsDest: oracle.config.hidden_tests.dest,
+    sealedPaths: oracle.fixtures ? [...oracle.fixtures.files.keys()] : []
+  });
+  return {
+    denyGlobs: [
+      ...defaults2,
+      ...oracle.denyGlobs.map(({ glob: glob2, line }) => ({
+        glob: glob2,
+        rule: `deny glob ${glob2} (path_deny.txt line ${line})`
+      }))
+    ],
+    allowGlobs: oracle.allowGlobs === null ? null : oracle.allowGlobs.map((entry) => entry.glob),
+    allowSymlinks: oracle.config.policy.allow_symlinks,
+    allowSubmodules: oracle.config.policy.allow_submodules,
+    allowGitattributes: oracle.config.policy.allow_gitattributes
+  };
+}
+
+// src/policy/pr-path-policy.ts
+async function runPrPathPolicy(repoDir, base, head, oracle, options = {}) {
+  const policy = pathPolicyFromOracle(oracle, await oracleRepoPath(repoDir, oracle.dir));
+  const range2 = await resolvePrRange(repoDir, base, head);
+  const files = parseGitDiff(await readRangeDiff(repoDir, range2, options));
+  return { range: range2, files, result: evaluatePolicy(files, policy) };
+}
+
+// src/cli/policy-command.ts
+var policyCommand = {
+  name: "policy",
+  summary: "check a PR's diff against the oracle's path policy and print what it touches, denies and drops",
+  help: `usage: oracle-gate policy --repo DIR --base REV --head REV --oracle DIR
+
+Takes the PR's diff (git diff --binary --full-index --no-renames, from the merge base of base and
+head to head, read from git objects: nothing is checked out) and applies the oracle directory's path
+policy: the default denies (.github/**, the oracle if it lies in the repository, hidden_tests.dest,
+sealed fixtures), path_deny.txt, path_allow.txt and oracle.json's "policy" opt-ins.
+
+Prints one JSON object on one line:
+  base, head, mergeBase   the commits, as full ids
+  touched                 [{path, change}] every path the patch touches
+  deniedTouches           [{path, change, rule}] touches of denied paths
+  droppedHunks            [{path, oldStart, oldLines, newStart, newLines, reason}] outside the allow-list
+  diffSha256, diffBytes   of the filtered diff, the one the container would apply
+  failReason              the gate's denied-path Fail reason, when there is a denied touch
+Paths that are not printable UTF-8 appear in git's quoted form ("a\\377b").
+
+Exit status: 0 no denied path touched; 1 a denied path touched; 2 bad usage, or an oracle
+directory, repository or diff the policy cannot be computed for (one line on standard error).`,
+  async run(args) {
+    let values;
+    try {
+      ({ values } = parseArgs3({
+        args,
+        options: {
+          repo: { type: "string" },
+          base: { type: "string" },
+          head: { type: "string" },
+          oracle: { type: "string" }
+        },
+        allowPositionals: false,
+        strict: true
+      }));
+    } catch (e) {
+      return usageError("policy", e.message);
+    }
+    for (const name of ["repo", "base", "head", "oracle"])
+      if (!values[name]) return usageError("policy", `--${name} is required`);
+    const { repo, base, head, oracle } = values;
+    const loaded = await loadOracleDir(oracle);
+    if (!loaded.ok) return usageError("policy", `oracle directory: ${loaded.error}`);
+    try {
+      const { range: range2, result } = await runPrPathPolicy(repo, base, head, loaded.value);
+      const report = {
+        base: range2.base,
+        head: range2.head,
+        mergeBase: range2.mergeBase,
+        touched: result.touched,
+        deniedTouches: result.denied,
+        droppedHunks: result.dropped,
+        diffSha256: result.filteredSha256,
+        diffBytes: result.filteredBytes,
+        ...result.denied.length > 0 ? { failReason: deniedPathReason(result.denied) } : {}
+      };
+      return { exitCode: result.denied.length > 0 ? 1 : 0, stdout: JSON.stringify(report) + "\n" };
+    } catch (e) {
+      if (e instanceof PolicyConfigError || e instanceof PrRangeError || e instanceof DiffParseError || e instanceof GitError)
+        return { exitCode: EXIT_USAGE, stderr: `oracle-gate policy: ${e.message}
+` };
+      if (e.code === "ENOENT")
+        return usageError("policy", `no such directory: ${e.path ?? repo}`);
+      throw e;
+    }
+  }
+};
+
+// src/cli/run-command.ts
+import { parseArgs as parseArgs4 } from "node:util";
+
+// src/gate/resolve-commit.ts
+var OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+async function resolveCommit2(repoDir, rev) {
+  if (rev === "" || rev.includes("\0") || rev.startsWith("-"))
+    return { ok: false, error: `${JSON.stringify(rev)} is not a revision` };
+  const result = await runGit(repoDir, [
+    "rev-parse",
+    "--verify",
+    "--quiet",
+    "--end-of-options",
+    `${rev}^{commit}`
+  ]);
+  const sha = result.stdout.toString("latin1").trim();
+  if (result.exitCode !== 0 || !OBJECT_ID.test(sha)) {
+    const why = /not a git repository|cannot change to/i.test(result.stderr) ? `${repoDir} is not a git repository` : `${JSON.stringify(rev)} is not a commit in ${repoDir}`;
+    return { ok: false, error: why };
+  }
+  return { ok: true, sha };
+}
+
+// src/gate/run-gate.ts
+import { mkdir as mkdir4, mkdtemp as mkdtemp2, writeFile as writeFile3 } from "node:fs/promises";
+import { tmpdir as tmpdir2 } from "node:os";
+import { dirname as dirname2, join as join8, resolve as resolve2 } from "node:path";
+
+// src/container/run-oracle-container.ts
+import { createHash as createHash4, randomBytes } from "node:crypto";
+import { chmod as chmod3, mkdir as mkdir2, mkdtemp, realpath as realpath2, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join as join6 } from "node:path";
+
+// src/results/fail-subkinds.ts
+var SUBKIND = {
+  configInvalid: "config-invalid",
+  dockerUnavailable: "docker-unavailable",
+  imageUnavailable: "image-unavailable",
+  imageDigestMismatch: "image-digest-mismatch",
+  mirrorFailed: "mirror-failed",
+  containerFailed: "container-failed",
+  outOfMemory: "out-of-memory",
+  timeout: "timeout",
+  patchDoesNotApply: "patch-does-not-apply",
+  harnessError: "harness-error",
+  existingSuiteFailed: "existing-suite-failed",
+  hiddenTestsFailed: "hidden-tests-failed",
+  reportMissing: "report-missing",
+  reportInvalid: "report-invalid",
+  reportForged: "report-forged",
+  quarantined: "quarantined"
+};
+
+// src/container/harness-protocol.ts
+var CONTAINER_PATHS = {
+  /** Read-only: harness.sh, the job's settings, diff.patch in grade mode. */
+  job: "/oracle/job",
+  /** Read-only: the bare mirror holding the base commit. */
+  mirror: "/oracle/mirror.git",
+  /** Read-only: a snapshot of the oracle's hidden tests. */
+  hidden: "/oracle/hidden",
+  /** The only writable mount: one folder per suite, and the status file. */
+  reports: "/oracle/reports",
+  /** tmpfs: the checkout. */
+  work: "/work",
+  /** tmpfs, and $HOME. */
+  tmp: "/tmp"
+};
+var HARNESS_EXIT = {
+  ok: 0,
+  patchDoesNotApply: 10,
+  existingSuiteFailed: 11,
+  hiddenTestsFailed: 12,
+  reportMissing: 13,
+  harnessError: 20
+};
+function harnessExitReason(code) {
+  switch (code) {
+    case HARNESS_EXIT.ok:
+      return "ok";
+    case HARNESS_EXIT.patchDoesNotApply:
+      return "patch-does-not-apply";
+    case HARNESS_EXIT.existingSuiteFailed:
+      return "existing-suite-failed";
+    case HARNESS_EXIT.hiddenTestsFailed:
+      return "hidden-tests-failed";
+    case HARNESS_EXIT.reportMissing:
+      return "report-missing";
+    case HARNESS_EXIT.harnessError:
+      return "harness-error";
+    default:
+      return void 0;
+  }
+}
+var MAX_STATUS_LINES = 200;
+function parseStatusFile(text2) {
+  const records = [];
+  for (const line of text2.split("\n").slice(0, MAX_STATUS_LINES)) {
+    if (line.trim() === "") continue;
+    const detailAt = line.indexOf(" detail=");
+    const head = detailAt >= 0 ? line.slice(0, detailAt) : line;
+    const [kind, ...pairs] = head.split(" ").filter((t) => t !== "");
+    if (kind === void 0) continue;
+    const fields = /* @__PURE__ */ Object.create(null);
+    for (const pair of pairs) {
+      const eq = pair.indexOf("=");
+      if (eq > 0) fields[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+    if (detailAt >= 0) fields.detail = line.slice(detailAt + " detail=".length).slice(0, 1e3);
+    records.push({ kind, fields });
+  }
+  return records;
+}
+
+// src/results/tests-hash.ts
+import { createHash as createHash3 } from "node:crypto";
+function sortedUniqueIds(ids) {
+  const unique = [...new Set(ids)];
+  const encoded = unique.map((id) => ({ id, bytes: Buffer.from(id, "utf8") }));
+  encoded.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+  return encoded.map((e) => e.id);
+}
+function testsHash(ids) {
+  const sorted = sortedUniqueIds(ids);
+  if (sorted.length === 0) return void 0;
+  const hash2 = createHash3("sha256");
+  for (const id of sorted) {
+    if (id.includes("\n")) throw new Error("a test ID must not contain a newline");
+    if (!id.isWellFormed()) throw new Error("a test ID must be well-formed Unicode");
+    hash2.update(id, "utf8");
+    hash2.update("\n");
+  }
+  return hash2.digest("hex");
+}
+
+// src/results/judge-run.ts
+var SUITE_LABEL = { existing: "the existing suite", hidden: "the hidden tests" };
+var MAX_LISTED = 5;
+function reason(subkind, message) {
+  return { kind: "custom", subkind, message };
+}
+function listIds2(cases) {
+  const shown = cases.slice(0, MAX_LISTED).map((c) => `${c.id.length > 200 ? `${c.id.slice(0, 200)}\u2026` : c.id} (${c.status})`);
+  const more = cases.length > MAX_LISTED ? `, and ${cases.length - MAX_LISTED} more` : "";
+  return shown.join(", ") + more;
+}
+function exitText(code) {
+  return code === void 0 ? "an unrecorded exit status" : `exit status ${code}`;
+}
+function isBad(suite, c, frozen) {
+  if (frozen.has(c.id)) return false;
+  return c.status === "failed" || c.status === "error" || suite === "hidden" && c.status === "skipped";
+}
+function outcomesOf(suite, evidence, frozen) {
+  if (evidence?.report.kind !== "parsed") return [];
+  return evidence.report.cases.map((c) => {
+    const outcome = { id: c.id, suite, status: c.status };
+    if (c.message !== void 0) outcome.message = c.message;
+    if (frozen.has(c.id)) outcome.frozen = true;
+    if (c.file !== void 0) outcome.file = c.file;
+    if (c.line !== void 0) outcome.line = c.line;
+    return outcome;
+  });
+}
+function impliedExit(existing, hidden) {
+  if (existing !== void 0 && existing.exitCode !== 0) return HARNESS_EXIT.existingSuiteFailed;
+  if (hidden.exitCode !== 0) return HARNESS_EXIT.hiddenTestsFailed;
+  if (existing?.harnessSawReport === false || hidden.harnessSawReport === false)
+    return HARNESS_EXIT.reportMissing;
+  return HARNESS_EXIT.ok;
+}
+function gradeSuite(suite, evidence, frozen) {
+  const label = SUITE_LABEL[suite];
+  const failedSubkind = suite === "existing" ? SUBKIND.existingSuiteFailed : SUBKIND.hiddenTestsFailed;
+  const { report, exitCode } = evidence;
+  if (report.kind === "missing") {
+    return [
+      reason(
+        SUBKIND.reportMissing,
+        `${label} wrote no JUnit report (${exitText(exitCode)}): ${report.error}`
+      )
+    ];
+  }
+  if (report.kind === "invalid") {
+    return [reason(SUBKIND.reportInvalid, `the JUnit report of ${label} was refused: ${report.error}`)];
+  }
+  if (report.cases.length === 0) {
+    return [
+      reason(SUBKIND.reportMissing, `the JUnit report of ${label} lists no test (${exitText(exitCode)})`)
+    ];
+  }
+  const bad = report.cases.filter((c) => isBad(suite, c, frozen));
+  if (bad.length > 0) {
+    const disagreement = exitCode === 0 ? " (the suite exited 0 although its report lists failures)" : "";
+    return [
+      reason(
+        failedSubkind,
+        `${bad.length} of ${report.cases.length} tests in ${label} did not pass: ${listIds2(bad)}${disagreement}`
+      )
+    ];
+  }
+  const anyFailure = report.cases.some((c) => c.status === "failed" || c.status === "error");
+  if (exitCode !== void 0 && exitCode !== 0 && !anyFailure) {
+    return [
+      reason(
+        SUBKIND.reportForged,
+        `${label} exited with status ${exitCode} but its report lists no failure or error: the report does not describe the run`
+      )
+    ];
+  }
+  return [];
+}
+function statusReasons(evidence) {
+  const problems = [];
+  for (const [suite, ev] of [
+    ["existing", evidence.existing],
+    ["hidden", evidence.hidden]
+  ]) {
+    if (ev?.statusProblem !== void 0) problems.push(`${SUITE_LABEL[suite]}: ${ev.statusProblem}`);
+  }
+  if (problems.length === 0) {
+    const implied = impliedExit(evidence.existing, evidence.hidden);
+    if (implied !== evidence.exitCode) {
+      problems.push(`its records imply exit ${implied}, the harness exited ${evidence.exitCode}`);
+    }
+  }
+  if (problems.length === 0) return [];
+  return [
+    reason(
+      SUBKIND.reportForged,
+      `the harness's status file disagrees with the run (${problems.join("; ")}): something inside the container rewrote it`
+    )
+  ];
+}
+function containerFailure(evidence) {
+  if (evidence.timedOut) {
+    return {
+      exitReason: "timeout",
+      reasons: [
+        reason(
+          SUBKIND.timeout,
+          `the oracle run passed its wall-clock limit of ${evidence.timeoutSeconds} s; the container was killed and removed`
+        )
+      ]
+    };
+  }
+  const harnessReason = harnessExitReason(evidence.exitCode);
+  const detail = evidence.detail ? `: ${evidence.detail}` : "";
+  if (harnessReason === "patch-does-not-apply") {
+    return {
+      exitReason: harnessReason,
+      reasons: [
+        reason(SUBKIND.patchDoesNotApply, `the filtered diff does not apply at the base commit${detail}`)
+      ]
+    };
+  }
+  if (harnessReason === "harness-error") {
+    return {
+      exitReason: harnessReason,
+      reasons: [reason(SUBKIND.harnessError, `the harness could not prepare the checkout${detail}`)]
+    };
+  }
+  if (harnessReason !== void 0) return void 0;
+  if (evidence.oomKilled) {
+    return {
+      exitReason: "out-of-memory",
+      reasons: [
+        reason(
+          SUBKIND.outOfMemory,
+          `the oracle container ran out of memory (limit ${evidence.memoryLimit}) and was killed`
+        )
+      ]
+    };
+  }
+  return {
+    exitReason: "container-failed",
+    reasons: [
+      reason(
+        SUBKIND.containerFailed,
+        `the oracle container exited with ${evidence.exitCode === null ? "no exit code" : `code ${evidence.exitCode}`}, which the harness never uses${detail}`
+      )
+    ]
+  };
+}
+function baselineProblems(evidence, frozen) {
+  const problems = [];
+  const { existing, hidden } = evidence;
+  if (existing !== void 0) {
+    const r2 = existing.report;
+    if (existing.exitCode !== 0)
+      problems.push(`the existing suite fails at the base commit (${exitText(existing.exitCode)})`);
+    if (r2.kind !== "parsed") problems.push(`the existing suite's report: ${r2.error}`);
+    else if (r2.cases.length === 0) problems.push("the existing suite ran no test");
+    else {
+      const bad = r2.cases.filter((c) => isBad("existing", c, frozen));
+      if (bad.length > 0) problems.push(`existing tests fail at the base commit: ${listIds2(bad)}`);
+    }
+  }
+  const r = hidden.report;
+  if (r.kind !== "parsed") problems.push(`the hidden tests' report: ${r.error}`);
+  else if (r.cases.length === 0) problems.push("the hidden tests ran no test");
+  else {
+    const failing = r.cases.filter(
+      (c) => !frozen.has(c.id) && (c.status === "failed" || c.status === "error")
+    );
+    if (failing.length === 0)
+      problems.push("the hidden tests already pass at the base commit, so they cannot tell a fix");
+    else if (hidden.exitCode === 0)
+      problems.push("the hidden tests exited 0 although their report lists failures");
+  }
+  return problems;
+}
+function judgeRun(evidence, frozen = /* @__PURE__ */ new Set()) {
+  const outcomes = [
+    ...outcomesOf("existing", evidence.existing, frozen),
+    ...outcomesOf("hidden", evidence.hidden, frozen)
+  ];
+  const hash2 = testsHash(outcomes.filter((o) => o.status !== "skipped").map((o) => o.id));
+  const hiddenIds = sortedUniqueIds(outcomes.filter((o) => o.suite === "hidden").map((o) => o.id));
+  const notes = [];
+  const frozenFailures = outcomes.filter((o) => o.frozen && o.status !== "passed");
+  if (frozenFailures.length > 0) {
+    notes.push(
+      `${frozenFailures.length} frozen test(s) did not pass; the flake ledger keeps them from failing the gate`
+    );
+  }
+  const base = { outcomes, hiddenIds, notes, ...hash2 !== void 0 ? { testsHash: hash2 } : {} };
+  const baseline = evidence.mode === "baseline";
+  const early = containerFailure(evidence);
+  if (early !== void 0) {
+    if (!baseline)
+      return {
+        ...base,
+        containerReasons: early.reasons,
+        testReasons: [],
+        exitReason: early.exitReason,
+        quarantined: false
+      };
+    const why = early.reasons.map((r) => r.message).join("; ");
+    return {
+      ...base,
+      containerReasons: [reason(SUBKIND.quarantined, `baseline run: ${why}`)],
+      testReasons: [],
+      exitReason: early.exitReason,
+      quarantined: true
+    };
+  }
+  const exitReason = harnessExitReason(evidence.exitCode);
+  const tampering = statusReasons(evidence);
+  if (baseline) {
+    const problems = [...tampering.map((r) => r.message), ...baselineProblems(evidence, frozen)];
+    if (evidence.hidden.report.kind === "parsed") {
+      const passing = evidence.hidden.report.cases.filter((c) => c.status === "passed");
+      if (passing.length > 0 && problems.length === 0) {
+        notes.push(
+          `${passing.length} hidden test(s) already pass at the base commit (the others fail, as they should)`
+        );
+      }
+    }
+    if (problems.length === 0)
+      return { ...base, containerReasons: [], testReasons: [], exitReason, quarantined: false };
+    return {
+      ...base,
+      containerReasons: [],
+      testReasons: [reason(SUBKIND.quarantined, `baseline run: ${problems.join("; ")}`)],
+      exitReason,
+      quarantined: true
+    };
+  }
+  const testReasons = [
+    ...tampering,
+    ...evidence.existing !== void 0 ? gradeSuite("existing", evidence.existing, frozen) : [],
+    ...gradeSuite("hidden", evidence.hidden, frozen)
+  ];
+  return { ...base, containerReasons: [], testReasons, exitReason, quarantined: false };
+}
+
+// src/results/read-reports.ts
+import { constants as constants4 } from "node:fs";
+import { lstat, open as open2, readdir } from "node:fs/promises";
+import { join as join3 } from "node:path";
+
+// src/results/junit-report.ts
+var import_saxes = __toESM(require_saxes(), 1);
+
+// src/results/test-id.ts
+function testId(classname, name, file2) {
+  return classname !== "" ? `${classname}::${name}` : `${file2 ?? ""}::${name}`;
+}
+
+// src/results/junit-report.ts
+var DEFAULT_JUNIT_LIMITS = {
+  maxBytes: 32 * 1024 * 1024,
+  maxCases: 1e5,
+  maxDepth: 64,
+  maxMessageChars: 4096,
+  maxIdChars: 8192
+};
+var ReportRejected = class extends Error {
+};
+var OUTCOME_ELEMENTS = {
+  failure: "failed",
+  error: "error",
+  skipped: "skipped"
+};
+var SEVERITY = { passed: 0, skipped: 1, failed: 2, error: 3 };
+function decode3(input2, maxBytes) {
+  if (typeof input2 === "string") {
+    if (Buffer.byteLength(input2, "utf8") > maxBytes)
+      throw new ReportRejected(`larger than ${maxBytes} bytes`);
+    return input2.startsWith("\uFEFF") ? input2.slice(1) : input2;
+  }
+  if (input2.length > maxBytes) throw new ReportRejected(`larger than ${maxBytes} bytes`);
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(input2);
+  } catch {
+    throw new ReportRejected("not valid UTF-8");
+  }
+}
+function appendCapped(current, more, cap) {
+  if (current.length >= cap) return current;
+  const next = current + more;
+  return next.length > cap ? `${next.slice(0, cap)}\u2026[cut]` : next;
+}
+function parseLine(value) {
+  if (value === void 0 || !/^[0-9]{1,9}$/.test(value)) return void 0;
+  return Number(value);
+}
+function parseJUnit(input2, limits = DEFAULT_JUNIT_LIMITS) {
+  try {
+    return { ok: true, cases: parseOrThrow(decode3(input2, limits.maxBytes), limits) };
+  } catch (error62) {
+    if (error62 instanceof ReportRejected) return { ok: false, error: error62.message };
+    return { ok: false, error: `not well-formed XML: ${error62.message.slice(0, 300)}` };
+  }
+}
+function parseOrThrow(text2, limits) {
+  const parser = new import_saxes.SaxesParser({ xmlns: false, position: true });
+  const stack = [];
+  const cases = [];
+  let open3;
+  parser.on("error", (error62) => {
+    throw error62;
+  });
+  parser.on("xmldecl", (decl) => {
+    if (decl.encoding !== void 0 && !/^utf-?8$/i.test(decl.encoding)) {
+      throw new ReportRejected(
+        `declares encoding ${JSON.stringify(decl.encoding.slice(0, 40))}; only UTF-8 is read`
+      );
+    }
+  });
+  parser.on("doctype", () => {
+    throw new ReportRejected("has a DOCTYPE; JUnit reports never need one, and it is how entity bombs start");
+  });
+  parser.on("opentag", (tag) => {
+    const name = tag.name;
+    const parent = stack[stack.length - 1];
+    stack.push(name);
+    if (stack.length > limits.maxDepth)
+      throw new ReportRejected(`nested deeper than ${limits.maxDepth} elements`);
+    if (stack.length === 1) {
+      if (name !== "testsuites" && name !== "testsuite") {
+        throw new ReportRejected(`root element is <${name.slice(0, 40)}>, not <testsuites> or <testsuite>`);
+      }
+      return;
+    }
+    if (name === "testsuite" && parent !== "testsuites" && parent !== "testsuite") {
+      throw new ReportRejected("a <testsuite> outside <testsuites>");
+    }
+    if (name === "testcase") {
+      if (parent !== "testsuite") throw new ReportRejected("a <testcase> outside a <testsuite>");
+      const attrs = tag.attributes;
+      if (attrs.name === void 0) throw new ReportRejected("a <testcase> without a name");
+      open3 = {
+        classname: attrs.classname ?? "",
+        name: attrs.name,
+        status: "passed",
+        message: "",
+        body: "",
+        ...attrs.file !== void 0 ? { file: attrs.file } : {},
+        ...parseLine(attrs.line) !== void 0 ? { line: parseLine(attrs.line) } : {}
+      };
+      return;
+    }
+    if (open3 !== void 0 && parent === "testcase" && name in OUTCOME_ELEMENTS) {
+      const status = OUTCOME_ELEMENTS[name];
+      if (SEVERITY[status] > SEVERITY[open3.status]) open3.status = status;
+      const message = tag.attributes.message;
+      if (message !== void 0 && message !== "") {
+        open3.message = appendCapped(
+          open3.message,
+          (open3.message ? "\n" : "") + message,
+          limits.maxMessageChars
+        );
+      }
+      open3.collecting = stack.length;
+    }
+  });
+  const collectText = (text3) => {
+    if (open3?.collecting !== void 0 && stack.length >= open3.collecting) {
+      open3.body = appendCapped(open3.body, text3, limits.maxMessageChars + 1);
+    }
+  };
+  parser.on("text", collectText);
+  parser.on("cdata", collectText);
+  parser.on("closetag", (tag) => {
+    if (open3 !== void 0 && open3.collecting === stack.length) {
+      const body = open3.body.trim();
+      if (body !== "") {
+        open3.message = appendCapped(open3.message, (open3.message ? "\n" : "") + body, limits.maxMessageChars);
+      }
+      open3.collecting = void 0;
+      open3.body = "";
+    }
+    stack.pop();
+    if (tag.name === "testcase" && open3 !== void 0 && stack[stack.length - 1] === "testsuite") {
+      cases.push(finishCase(open3, limits));
+      open3 = void 0;
+      if (cases.length > limits.maxCases)
+        throw new ReportRejected(`lists more than ${limits.maxCases} tests`);
+    }
+  });
+  parser.write(text2).close();
+  if (stack.length !== 0) throw new ReportRejected("ends before its root element closes");
+  return cases;
+}
+function finishCase(open3, limits) {
+  const id = testId(open3.classname, open3.name, open3.file);
+  if (id.length > limits.maxIdChars)
+    throw new ReportRejected(`a test ID longer than ${limits.maxIdChars} characters`);
+  if (/[\n\r]/.test(id)) throw new ReportRejected("a test ID contains a line break");
+  return {
+    id,
+    classname: open3.classname,
+    name: open3.name,
+    ...open3.file !== void 0 ? { file: open3.file } : {},
+    ...open3.line !== void 0 ? { line: open3.line } : {},
+    status: open3.status,
+    ...open3.message !== "" ? { message: open3.message } : {}
+  };
+}
+
+// src/results/read-reports.ts
+var MAX_REPORT_FILES = 64;
+var UnsafeReportError = class extends Error {
+};
+async function readRegularFile(path2, maxBytes) {
+  let handle;
+  try {
+    handle = await open2(path2, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
+  } catch (error62) {
+    const code = error62.code;
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeReportError(`${path2} is a symbolic link`);
+    throw error62;
+  }
+  try {
+    const stat2 = await handle.stat();
+    if (!stat2.isFile()) throw new UnsafeReportError(`${path2} is not a regular file`);
+    if (stat2.size > maxBytes) throw new UnsafeReportError(`${path2} is larger than ${maxBytes} bytes`);
+    const buffer = Buffer.alloc(stat2.size);
+    let offset = 0;
+    while (offset < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, offset, buffer.length - offset, offset);
+      if (bytesRead === 0) break;
+      offset += bytesRead;
+    }
+    return buffer.subarray(0, offset);
+  } finally {
+    await handle.close();
+  }
+}
+async function readSuiteReports(dir, limits = DEFAULT_JUNIT_LIMITS) {
+  let stat2;
+  try {
+    stat2 = await lstat(dir);
+  } catch {
+    return { kind: "missing", error: "its report folder is gone" };
+  }
+  if (stat2.isSymbolicLink() || !stat2.isDirectory())
+    return { kind: "invalid", error: "its report folder was replaced" };
+  const names = (await readdir(dir)).filter((n) => n.endsWith(".xml")).sort();
+  if (names.length === 0) return { kind: "missing", error: "no *.xml file in $ORACLE_REPORT_DIR" };
+  if (names.length > MAX_REPORT_FILES)
+    return { kind: "invalid", error: `more than ${MAX_REPORT_FILES} report files` };
+  const cases = [];
+  let budget = limits.maxBytes;
+  for (const name of names) {
+    let bytes;
+    try {
+      bytes = await readRegularFile(join3(dir, name), budget);
+    } catch (error62) {
+      const why = error62 instanceof UnsafeReportError ? error62.message.replace(dir, "$ORACLE_REPORT_DIR") : String(error62);
+      return { kind: "invalid", error: why };
+    }
+    budget -= bytes.length;
+    if (bytes.length === 0) return { kind: "missing", error: `${name} is empty` };
+    const parsed = parseJUnit(bytes, { ...limits, maxCases: limits.maxCases - cases.length });
+    if (!parsed.ok) return { kind: "invalid", error: `${name}: ${parsed.error}` };
+    for (const c of parsed.cases) cases.push(c);
+  }
+  return { kind: "parsed", cases, files: names };
+}
+
+// src/container/image-ref.ts
+var DOMAIN2 = String.raw`(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]{1,5})?/)`;
+var COMPONENT = String.raw`[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*`;
+var NAME2 = new RegExp(`^${DOMAIN2}?${COMPONENT}(?:/${COMPONENT})*$`);
+var TAG = /^[\w][\w.-]{0,127}$/;
+var DIGEST = /^sha256:[0-9a-f]{64}$/;
+function parseImageRef(text2) {
+  if (typeof text2 !== "string") return { ok: false, error: "must be a string" };
+  const at = text2.indexOf("@");
+  if (at < 0)
+    return {
+      ok: false,
+      error: `${JSON.stringify(text2.slice(0, 200))} is not pinned: use name@sha256:<64 hex>`
+    };
+  const digest = text2.slice(at + 1);
+  if (!DIGEST.test(digest)) return { ok: false, error: `the digest must be sha256:<64 lowercase hex>` };
+  let name = text2.slice(0, at);
+  const lastSlash = name.lastIndexOf("/");
+  const colon = name.indexOf(":", lastSlash + 1);
+  if (colon >= 0) {
+    if (!TAG.test(name.slice(colon + 1))) return { ok: false, error: "the tag is not a valid tag" };
+    name = name.slice(0, colon);
+  }
+  if (name.length > 255 || !NAME2.test(name)) {
+    return { ok: false, error: `${JSON.stringify(name.slice(0, 200))} is not a valid image name` };
+  }
+  return { ok: true, value: { name, digest, ref: `${name}@${digest}` } };
+}
+function familiarName(name) {
+  let n = name;
+  for (const prefix of ["docker.io/", "index.docker.io/", "registry-1.docker.io/"]) {
+    if (n.startsWith(prefix)) n = n.slice(prefix.length);
+  }
+  if (n.startsWith("library/") && n.split("/").length === 2) n = n.slice("library/".length);
+  return n;
+}
+
+// src/container/run-config.ts
+var RESERVED_ENV2 = [
+  "TZ",
+  "LC_ALL",
+  "PYTHONHASHSEED",
+  "SOURCE_DATE_EPOCH",
+  "HOME",
+  "ORACLE_REPORT_DIR"
+];
+function fixedEnvironment(sourceDateEpoch) {
+  return {
+    TZ: "UTC",
+    LC_ALL: "C.UTF-8",
+    PYTHONHASHSEED: "0",
+    SOURCE_DATE_EPOCH: String(sourceDateEpoch),
+    HOME: "/tmp"
+  };
+}
+var ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+var MEMORY = /^[1-9][0-9]{0,12}[bkmg]?$/i;
+var USER = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})?$/;
+function isRoot(user) {
+  const [uid, gid] = user.split(":");
+  return uid === "0" || uid === "root" || gid === "0" || gid === "root";
+}
+function checkRelativePath(path2) {
+  if (path2 === "" || path2.startsWith("/")) return "must be a relative path";
+  if (/[\x00-\x1f\x7f\\]/.test(path2)) return "must not contain control characters or backslashes";
+  for (const segment of path2.split("/")) {
+    if (segment === "" || segment === "." || segment === "..")
+      return "must not contain empty, `.` or `..` segments";
+    if (segment.toLowerCase() === ".git") return "must not enter .git";
+  }
+  return void 0;
+}
+function checkGlobPath(glob2) {
+  if (glob2 === "" || glob2.startsWith("/")) return "must be relative to the repository root";
+  if (/[\x00-\x1f\x7f]/.test(glob2)) return "must not contain control characters";
+  if (glob2.split("/").some((s) => s === "" || s === "." || s === ".."))
+    return "must not contain empty, `.` or `..` segments";
+  return void 0;
+}
+function restorePathspecs(globs) {
+  const pathspecs = [];
+  for (const glob2 of globs) {
+    if (glob2.startsWith("!"))
+      return { error: `existing_suite.paths: ${JSON.stringify(glob2)}: negation is not supported` };
+    for (const expanded of braceExpand(glob2.endsWith("/") ? `${glob2}**` : glob2)) {
+      const problem = checkGlobPath(expanded);
+      if (problem !== void 0) return { error: `existing_suite.paths: ${JSON.stringify(glob2)} ${problem}` };
+      pathspecs.push(`:(glob)${expanded}`);
+    }
+  }
+  return { pathspecs: [...new Set(pathspecs)] };
+}
+function checkCommand(where, command2, problems) {
+  if (typeof command2 !== "string" || command2.trim() === "")
+    problems.push(`${where}: must be a non-empty string`);
+  else if (command2.includes("\0")) problems.push(`${where}: must not contain NUL`);
+}
+function validateRunConfig(config2) {
+  const problems = [];
+  const image = parseImageRef(config2.image);
+  if (!image.ok) problems.push(`image: ${image.error}`);
+  if (config2.existingSuite !== void 0) {
+    checkCommand("existing_suite.command", config2.existingSuite.command, problems);
+    const specs = restorePathspecs(config2.existingSuite.paths);
+    if ("error" in specs) problems.push(specs.error);
+  }
+  checkCommand("hidden_tests.command", config2.hiddenTests.command, problems);
+  const destProblem2 = checkRelativePath(config2.hiddenTests.dest);
+  if (destProblem2 !== void 0) problems.push(`hidden_tests.dest: ${destProblem2}`);
+  for (const [name, value] of Object.entries(config2.env)) {
+    if (!ENV_NAME.test(name)) problems.push(`env.${name}: not a valid environment variable name`);
+    else if (RESERVED_ENV2.includes(name))
+      problems.push(`env.${name}: set by the gate itself`);
+    else if (name.startsWith("GIT_"))
+      problems.push(`env.${name}: GIT_* variables would change the harness's git`);
+    if (typeof value !== "string" || value.includes("\0"))
+      problems.push(`env.${name}: must be a string without NUL`);
+  }
+  if (!Number.isFinite(config2.timeoutSeconds) || config2.timeoutSeconds <= 0 || config2.timeoutSeconds > 86400) {
+    problems.push("timeout_seconds: must be a number of seconds in (0, 86400]");
+  }
+  if (!MEMORY.test(config2.limits.memory)) problems.push("limits.memory: must be like 512m or 2g");
+  if (!Number.isFinite(config2.limits.cpus) || config2.limits.cpus <= 0 || config2.limits.cpus > 1024) {
+    problems.push("limits.cpus: must be a positive number");
+  }
+  if (!Number.isInteger(config2.limits.pids) || config2.limits.pids < 1 || config2.limits.pids > 4194304) {
+    problems.push("limits.pids: must be a positive integer");
+  }
+  if (!Number.isInteger(config2.sourceDateEpoch) || config2.sourceDateEpoch < 0) {
+    problems.push("source_date_epoch: must be a non-negative integer");
+  }
+  if (!USER.test(config2.user)) problems.push("user: must be uid[:gid] or a user name");
+  else if (isRoot(config2.user)) problems.push("user: the oracle container never runs as root");
+  return problems;
+}
+
+// src/container/create-args.ts
+var CONTAINER_LABEL = "org.oracle-gate.run";
+function mountArg(source, target, readonly2) {
+  const field2 = (text2) => /[",\n\r]/.test(text2) ? `"${text2.replaceAll('"', '""')}"` : text2;
+  return [
+    field2("type=bind"),
+    field2(`source=${source}`),
+    field2(`target=${target}`),
+    ...readonly2 ? ["readonly"] : []
+  ].join(",");
+}
+function dockerCreateArgs(spec) {
+  const { config: config2 } = spec;
+  const { memory, cpus, pids } = config2.limits;
+  const tmpfs = (path2) => `${path2}:rw,exec,nosuid,nodev,size=${memory},mode=1777`;
+  const env = { ...fixedEnvironment(config2.sourceDateEpoch) };
+  const extra = Object.keys(config2.env).sort();
+  const labels = { [CONTAINER_LABEL]: spec.name, ...spec.labels };
+  return [
+    "create",
+    "--name",
+    spec.name,
+    ...Object.entries(labels).flatMap(([k, v]) => ["--label", `${k}=${v}`]),
+    "--pull",
+    "never",
+    "--log-driver",
+    "none",
+    "--network",
+    "none",
+    "--read-only",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--ipc",
+    "private",
+    "--pids-limit",
+    String(pids),
+    "--memory",
+    memory,
+    "--memory-swap",
+    memory,
+    "--cpus",
+    String(cpus),
+    "--ulimit",
+    "core=0",
+    "--user",
+    config2.user,
+    "--hostname",
+    "oracle",
+    "--tmpfs",
+    tmpfs(CONTAINER_PATHS.tmp),
+    "--tmpfs",
+    tmpfs(CONTAINER_PATHS.work),
+    "--mount",
+    mountArg(spec.hostPaths.job, CONTAINER_PATHS.job, true),
+    "--mount",
+    mountArg(spec.hostPaths.mirror, CONTAINER_PATHS.mirror, true),
+    "--mount",
+    mountArg(spec.hostPaths.hidden, CONTAINER_PATHS.hidden, true),
+    "--mount",
+    mountArg(spec.hostPaths.reports, CONTAINER_PATHS.reports, false),
+    ...Object.entries(env).flatMap(([k, v]) => ["--env", `${k}=${v}`]),
+    ...extra.flatMap((k) => ["--env", `${k}=${config2.env[k]}`]),
+    "--entrypoint",
+    "/bin/sh",
+    spec.imageId,
+    `${CONTAINER_PATHS.job}/harness.sh`
+  ];
+}
+
+// src/container/docker-cli.ts
+import { spawn as spawn2 } from "node:child_process";
+
+// src/container/output-capture.ts
+var OutputCapture = class {
+  constructor(headBytes = 1024 * 1024, tailBytes = 1024 * 1024) {
+    this.headBytes = headBytes;
+    this.tailBytes = tailBytes;
+  }
+  headBytes;
+  tailBytes;
+  head = [];
+  headSize = 0;
+  tail = [];
+  tailSize = 0;
+  dropped = 0;
+  push(chunk) {
+    let rest = chunk;
+    if (this.headSize < this.headBytes) {
+      const take = Math.min(this.headBytes - this.headSize, rest.length);
+      this.head.push(rest.subarray(0, take));
+      this.headSize += take;
+      rest = rest.subarray(take);
+    }
+    if (rest.length === 0) return;
+    this.tail.push(rest);
+    this.tailSize += rest.length;
+    while (this.tailSize > this.tailBytes) {
+      const first = this.tail[0];
+      const excess = this.tailSize - this.tailBytes;
+      if (first.length <= excess) {
+        this.tail.shift();
+        this.tailSize -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.tail[0] = first.subarray(excess);
+        this.tailSize -= excess;
+        this.dropped += excess;
+      }
+    }
+  }
+  /** Bytes left out between head and tail. */
+  get droppedBytes() {
+    return this.dropped;
+  }
+  /** The kept text (UTF-8, invalid bytes replaced), with a marker where bytes were left out. */
+  text() {
+    if (this.dropped === 0) return Buffer.concat([...this.head, ...this.tail]).toString("utf8");
+    const head = Buffer.concat(this.head).toString("utf8");
+    const tail = Buffer.concat(this.tail).toString("utf8");
+    return `${head}
+[... ${this.dropped} bytes left out ...]
+${tail}`;
+  }
+};
+
+// src/container/docker-cli.ts
+var CLI_ENV = [
+  "PATH",
+  "HOME",
+  "DOCKER_HOST",
+  "DOCKER_CONTEXT",
+  "DOCKER_CONFIG",
+  "DOCKER_CERT_PATH",
+  "DOCKER_TLS_VERIFY",
+  "DOCKER_API_VERSION",
+  "XDG_RUNTIME_DIR"
+];
+function dockerCli(binary = "docker", from = process.env) {
+  const env = {};
+  for (const name of CLI_ENV) if (from[name] !== void 0) env[name] = from[name];
+  return { binary, env };
+}
+function runDocker(cli, args, options = {}) {
+  return new Promise((resolve3) => {
+    const stdout = new OutputCapture(options.headBytes, options.tailBytes);
+    const stderr = new OutputCapture(options.headBytes ?? 256 * 1024, options.tailBytes ?? 256 * 1024);
+    let timedOut = false;
+    let spawnError;
+    const child = spawn2(cli.binary, [...args], { env: cli.env, stdio: ["ignore", "pipe", "pipe"] });
+    const timer = options.timeoutMs === void 0 ? void 0 : setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, options.timeoutMs);
+    child.stdout.on("data", (chunk) => {
+      stdout.push(chunk);
+      options.onStdout?.(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr.push(chunk);
+      options.onStderr?.(chunk);
+    });
+    let settled = false;
+    const settle2 = (code, signal) => {
+      if (settled) return;
+      settled = true;
+      if (timer !== void 0) clearTimeout(timer);
+      resolve3({
+        exitCode: code,
+        signal,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        timedOut,
+        ...spawnError !== void 0 ? { spawnError } : {}
+      });
+    };
+    child.on("error", (error62) => {
+      spawnError = error62;
+      if (child.pid === void 0) settle2(null, null);
+    });
+    child.on("close", settle2);
+  });
+}
+function stderrTail(result, lines = 3) {
+  if (result.spawnError !== void 0) return result.spawnError.message;
+  const text2 = result.stderr.trim().split("\n").slice(-lines).join(" / ");
+  return text2.length > 600 ? `${text2.slice(0, 600)}\u2026` : text2 || `exit ${result.exitCode}`;
+}
+function engineUnreachable(result) {
+  if (result.spawnError !== void 0) return true;
+  return /Cannot connect to the Docker daemon|Is the docker daemon running|error during connect/i.test(
+    result.stderr
+  );
+}
+
+// src/container/harness.sh
+var harness_default = `#!/bin/sh
+# oracle-gate harness, protocol 1. Shipped inside the action, mounted read-only, run by /bin/sh as
+# PID 1 of the oracle container (no network, read-only root, no capabilities, unprivileged user).
+#
+#   /oracle/job         read-only: this script, mode, base, hidden-dest, hidden-command,
+#                       [existing-command], [restore-pathspecs], [diff.patch]
+#   /oracle/mirror.git  read-only: bare mirror holding the base commit only
+#   /oracle/hidden      read-only: a snapshot of the oracle's hidden tests
+#   /oracle/reports     writable: status, existing/, hidden/ (one JUnit folder per suite)
+#   /work, /tmp         tmpfs: the checkout, and $HOME
+#
+# Steps, for each suite in a fresh checkout: check out the base, \`git apply --check\` then
+# \`git apply\` the filtered diff (grade mode), restore the existing suite's files to their base
+# version; run the existing suite; kill whatever it left running; then in the second checkout copy
+# the hidden tests in and run them. Both suites run even when the first fails, so the report is
+# complete.
+#
+# Exit codes (src/container/harness-protocol.ts): 0 ok, 10 the patch does not apply, 11 the
+# existing suite failed, 12 the hidden tests failed, 13 a suite exited 0 but wrote no report,
+# 20 the harness itself could not prepare the run. Every step is logged on stderr and recorded in
+# /oracle/reports/status.
+#
+# All git work happens in a checkout no PR code has run in yet, and nothing PR code could have
+# written is read: git takes no system, global or XDG config and runs no hook, /tmp is emptied
+# between the suites, and the host refuses oracle.json env names starting with GIT_.
+
+set -u
+umask 022
+
+JOB=/oracle/job
+MIRROR=/oracle/mirror.git
+HIDDEN=/oracle/hidden
+REPORTS=/oracle/reports
+WORK=/work/repo
+STATUS=$REPORTS/status
+SCRATCH=/tmp/oracle-harness
+
+EXIT_OK=0
+EXIT_PATCH=10
+EXIT_EXISTING=11
+EXIT_HIDDEN=12
+EXIT_REPORT=13
+EXIT_HARNESS=20
+
+step=start
+
+now_ms() {
+  t=$(date +%s%3N 2>/dev/null) || t=
+  case $t in '' | *[!0-9]*) t=$(($(date +%s) * 1000)) ;; esac
+  printf '%s' "$t"
+}
+
+note() { printf 'oracle-harness: %s\\n' "$*" >&2; }
+record() { printf '%s\\n' "$*" >>"$STATUS"; }
+
+# One line of untrusted text, safe to put at the end of a status record.
+one_line() { head -n 3 | tr '\\r\\n\\t' '   ' | cut -c 1-500; }
+
+finish() {
+  record "exit code=$1 reason=$2"
+  note "exit $1 ($2)"
+  # Let the host remove what the suites wrote, whatever modes they left.
+  chmod -R a+rwX "$REPORTS" 2>/dev/null
+  exit "$1"
+}
+
+fail_harness() {
+  note "error in step $step: $1"
+  record "step name=$step rc=1 ms=0 detail=$1"
+  finish "$EXIT_HARNESS" harness-error
+}
+
+g() {
+  GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_ATTR_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0 \\
+    git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.attributesFile=/dev/null \\
+    -c advice.detachedHead=false -c gc.auto=0 -c maintenance.auto=false -c core.autocrlf=false \\
+    -c protocol.allow=never "$@"
+}
+
+read_file() { [ -f "$JOB/$1" ] && cat "$JOB/$1"; }
+
+# Kill every process but this one (PID 1): whatever a suite left behind must not outlive it.
+sweep() {
+  kill -s KILL -- -1 2>/dev/null
+  wait 2>/dev/null
+}
+
+# Puts the existing suite's files back to their base version: files the patch (or a test run) added
+# under the globs go, tracked ones are rewritten from the index, which still holds the base.
+restore_suite_files() {
+  [ -s "$JOB/restore-pathspecs" ] || return 0
+  set --
+  while IFS= read -r spec || [ -n "$spec" ]; do
+    [ -n "$spec" ] && set -- "$@" "$spec"
+  done <"$JOB/restore-pathspecs"
+  [ $# -gt 0 ] || return 0
+  g -C "$WORK" clean -ffdxq -- "$@" || return 1
+  g -C "$WORK" ls-files -z -- "$@" >"$SCRATCH/restore-list" || return 1
+  g -C "$WORK" checkout-index -f -z --stdin <"$SCRATCH/restore-list" || return 1
+}
+
+# Refuses a destination reached through a symbolic link the patch planted.
+check_dest_path() {
+  path=$WORK
+  rest=$dest
+  while [ -n "$rest" ]; do
+    case $rest in
+      */*) part=\${rest%%/*} rest=\${rest#*/} ;;
+      *) part=$rest rest= ;;
+    esac
+    path=$path/$part
+    [ -L "$path" ] && return 1
+  done
+  return 0
+}
+
+# run_suite NAME COMMAND: runs COMMAND with \`sh -c\` in the checkout, reports into a fresh folder.
+run_suite() {
+  name=$1
+  dir=$REPORTS/$name
+  rm -rf -- "$dir" && mkdir -- "$dir" || fail_harness "cannot create the $name report folder"
+  printf '==== oracle-harness: %s suite ====\\n' "$name"
+  note "running the $name suite"
+  t0=$(now_ms)
+  (
+    cd "$WORK" || exit 125
+    ORACLE_REPORT_DIR=$dir
+    export ORACLE_REPORT_DIR
+    exec sh -c "$2" </dev/null
+  )
+  rc=$?
+  sweep
+  t1=$(now_ms)
+  report=missing
+  for f in "$dir"/*.xml; do
+    if [ -f "$f" ] && [ ! -L "$f" ] && [ -s "$f" ]; then report=present; fi
+  done
+  record "suite name=$name rc=$rc ms=$((t1 - t0)) report=$report"
+  note "the $name suite exited $rc after $((t1 - t0)) ms; report $report"
+  eval "\${name}_rc=\\$rc \${name}_report=\\$report"
+}
+
+: >"$STATUS" || {
+  note "cannot write $STATUS"
+  exit "$EXIT_HARNESS"
+}
+record "harness protocol=1"
+mkdir -p "$SCRATCH" || fail_harness "cannot create $SCRATCH"
+
+mode=$(read_file mode) || fail_harness "no mode"
+base=$(read_file base) || fail_harness "no base commit"
+dest=$(read_file hidden-dest) || fail_harness "no hidden_tests.dest"
+hidden_command=$(read_file hidden-command) || fail_harness "no hidden_tests.command"
+existing_command=
+has_existing=no
+if [ -f "$JOB/existing-command" ]; then
+  existing_command=$(cat "$JOB/existing-command")
+  has_existing=yes
+fi
+case $mode in grade | baseline) ;; *) fail_harness "unknown mode $mode" ;; esac
+
+# prepare_checkout PHASE: a fresh checkout of the base in $WORK, the filtered diff applied (grade
+# mode), the existing suite's files restored. Each suite gets its own, so nothing the existing
+# suite's run left in the work tree (or in its .git: config, hooks, a moved core.worktree) can
+# reach the hidden tests.
+prepare_checkout() {
+  phase=$1
+  step=$phase:checkout
+  t0=$(now_ms)
+  if [ -e "$WORK" ]; then
+    chmod -R u+rwX "$WORK" 2>/dev/null
+    rm -rf -- "$WORK" || fail_harness "cannot remove the previous checkout"
+  fi
+  g init -q --template= "$WORK" >/dev/null || fail_harness "git init failed"
+  # The mirror's objects serve as alternates: nothing is copied, and the mirror stays read-only.
+  mkdir -p "$WORK/.git/objects/info" &&
+    printf '%s/objects\\n' "$MIRROR" >"$WORK/.git/objects/info/alternates" || fail_harness "cannot link the mirror"
+  g -C "$WORK" checkout -q --detach "$base" || fail_harness "cannot check out the base commit $base"
+  record "step name=$step rc=0 ms=$(($(now_ms) - t0))"
+
+  if [ "$mode" = grade ]; then
+    step=$phase:apply
+    t0=$(now_ms)
+    if [ -s "$JOB/diff.patch" ]; then
+      if ! g -C "$WORK" apply --check --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err" ||
+        ! g -C "$WORK" apply --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err"; then
+        head -c 65536 "$SCRATCH/apply.err" >&2
+        record "step name=$step rc=1 ms=$(($(now_ms) - t0)) detail=$(one_line <"$SCRATCH/apply.err")"
+        finish "$EXIT_PATCH" patch-does-not-apply
+      fi
+      note "the filtered diff applies"
+    else
+      note "the filtered diff is empty: nothing to apply"
+    fi
+    record "step name=$step rc=0 ms=$(($(now_ms) - t0))"
+  fi
+
+  step=$phase:restore
+  t0=$(now_ms)
+  restore_suite_files || fail_harness "cannot restore the existing suite's files to their base version"
+  record "step name=$step rc=0 ms=$(($(now_ms) - t0))"
+}
+
+existing_rc=0
+existing_report=present
+if [ "$has_existing" = yes ]; then
+  prepare_checkout existing
+  run_suite existing "$existing_command"
+  # Nothing the existing suite's PR code left in /tmp ($HOME: user site-packages, caches) stays.
+  chmod -R u+rwX /tmp 2>/dev/null
+  find /tmp -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null
+  mkdir -p "$SCRATCH" || fail_harness "cannot create $SCRATCH"
+fi
+
+prepare_checkout hidden
+
+# Copied in only now, into a checkout no PR code has run in yet; from the read-only mount, never
+# from the diff.
+step=hidden:copy
+t0=$(now_ms)
+check_dest_path || fail_harness "hidden_tests.dest $dest is reached through a symbolic link"
+rm -rf -- "\${WORK:?}/$dest" || fail_harness "cannot clear $dest"
+mkdir -p -- "$WORK/$dest" || fail_harness "cannot create $dest"
+cp -R -- "$HIDDEN/." "$WORK/$dest/" || fail_harness "cannot copy the hidden tests into $dest"
+check_dest_path || fail_harness "hidden_tests.dest $dest is reached through a symbolic link"
+record "step name=$step rc=0 ms=$(($(now_ms) - t0))"
+
+hidden_rc=0
+hidden_report=present
+run_suite hidden "$hidden_command"
+
+if [ "$has_existing" = yes ] && [ "$existing_rc" -ne 0 ]; then finish "$EXIT_EXISTING" existing-suite-failed; fi
+if [ "$hidden_rc" -ne 0 ]; then finish "$EXIT_HIDDEN" hidden-tests-failed; fi
+if [ "$existing_report" = missing ] || [ "$hidden_report" = missing ]; then finish "$EXIT_REPORT" report-missing; fi
+finish "$EXIT_OK" ok
+`;
+
+// src/container/harness-script.ts
+var HARNESS_SCRIPT = harness_default;
+
+// src/container/hidden-tests-copy.ts
+import { copyFile, chmod, lstat as lstat2, mkdir, readdir as readdir2 } from "node:fs/promises";
+import { join as join4 } from "node:path";
+var HiddenTestsError = class extends Error {
+};
+var MAX_ENTRIES = 1e5;
+async function copyHiddenTests(source, destination) {
+  let entries = 0;
+  const walk = async (from, to, shown) => {
+    await mkdir(to, { mode: 493 });
+    await chmod(to, 493);
+    for (const name of (await readdir2(from)).sort()) {
+      entries += 1;
+      if (entries > MAX_ENTRIES)
+        throw new HiddenTestsError(`the hidden tests hold more than ${MAX_ENTRIES} entries`);
+      const path2 = join4(from, name);
+      const target = join4(to, name);
+      const shownPath = shown === "" ? name : `${shown}/${name}`;
+      const stat2 = await lstat2(path2);
+      if (stat2.isDirectory()) await walk(path2, target, shownPath);
+      else if (stat2.isFile()) {
+        await copyFile(path2, target);
+        await chmod(target, stat2.mode & 73 ? 493 : 420);
+      } else {
+        throw new HiddenTestsError(
+          `the hidden tests hold ${JSON.stringify(shownPath)}, which is not a regular file or folder`
+        );
+      }
+    }
+  };
+  await walk(source, destination, "");
+  return entries;
+}
+
+// src/container/mirror.ts
+var HEX_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+var MIRROR_EPOCH = "315532800 +0000";
+async function buildMirror(repoDir, baseSha, mirrorDir) {
+  if (!HEX_SHA.test(baseSha))
+    throw new Error(`the base must be a full commit SHA, got ${JSON.stringify(baseSha.slice(0, 80))}`);
+  const format = (await gitOk(repoDir, ["rev-parse", "--show-object-format"])).toString().trim();
+  if (format !== "sha1" && format !== "sha256") throw new Error(`unknown object format ${format}`);
+  const tree = (await gitOk(repoDir, ["rev-parse", "--verify", "--end-of-options", `${baseSha}^{tree}`])).toString().trim();
+  await gitOk(repoDir, ["init", "--quiet", "--bare", `--object-format=${format}`, "--template=", mirrorDir]);
+  const objects = await gitOk(repoDir, ["rev-list", "--objects", "--end-of-options", tree]);
+  const pack = await gitOk(repoDir, ["pack-objects", "--stdout", "--quiet"], { input: objects });
+  await gitOk(mirrorDir, ["index-pack", "--stdin"], { input: pack });
+  const commitText = `tree ${tree}
+author oracle-gate <oracle-gate@localhost> ${MIRROR_EPOCH}
+committer oracle-gate <oracle-gate@localhost> ${MIRROR_EPOCH}
+
+oracle-gate: the tree of base commit ${baseSha}
+`;
+  const commit = (await gitOk(mirrorDir, ["hash-object", "-t", "commit", "-w", "--stdin"], { input: commitText })).toString().trim();
+  await gitOk(mirrorDir, ["update-ref", "refs/heads/base", commit]);
+  await gitOk(mirrorDir, ["symbolic-ref", "HEAD", "refs/heads/base"]);
+  return { commit, tree, objectFormat: format };
+}
+
+// src/container/readable-tree.ts
+import { chmod as chmod2, lstat as lstat3, readdir as readdir3 } from "node:fs/promises";
+import { join as join5 } from "node:path";
+async function makeReadableByAll(dir) {
+  await chmod2(dir, 493);
+  for (const name of await readdir3(dir)) {
+    const path2 = join5(dir, name);
+    const stat2 = await lstat3(path2);
+    if (stat2.isDirectory()) await makeReadableByAll(path2);
+    else if (stat2.isFile()) await chmod2(path2, stat2.mode & 73 ? 493 : 420);
+  }
+}
+
+// src/container/pinned-image.ts
+var IMAGE_ID = /^sha256:[0-9a-f]{64}$/;
+function parseInspect(stdout) {
+  const line = stdout.trim();
+  const space = line.indexOf(" ");
+  if (space < 0) return void 0;
+  try {
+    const imageId = JSON.parse(line.slice(0, space));
+    const repoDigests = JSON.parse(line.slice(space + 1));
+    if (typeof imageId !== "string" || !IMAGE_ID.test(imageId)) return void 0;
+    if (repoDigests !== null && !Array.isArray(repoDigests)) return void 0;
+    return {
+      imageId,
+      repoDigests: (repoDigests ?? []).filter((d) => typeof d === "string")
+    };
+  } catch {
+    return void 0;
+  }
+}
+function failure2(subkind, message) {
+  return { ok: false, reason: { kind: "custom", subkind, message } };
+}
+function listsPinnedDigest(repoDigests, pinned) {
+  return repoDigests.some((entry) => {
+    const parsed = parseImageRef(entry);
+    return parsed.ok && parsed.value.digest === pinned.digest && familiarName(parsed.value.name) === familiarName(pinned.name);
+  });
+}
+async function ensurePinnedImage(cli, image, options = {}) {
+  const started = performance.now();
+  const parsed = parseImageRef(image);
+  if (!parsed.ok) return failure2(SUBKIND.configInvalid, `image: ${parsed.error}`);
+  const pinned = parsed.value;
+  const inspect = () => runDocker(cli, ["image", "inspect", "--format", "{{json .Id}} {{json .RepoDigests}}", pinned.ref], {
+    timeoutMs: 6e4
+  });
+  let result = await inspect();
+  let pulled = false;
+  if (result.exitCode !== 0) {
+    if (engineUnreachable(result)) {
+      return failure2(SUBKIND.dockerUnavailable, `no Docker engine to run the oracle: ${stderrTail(result)}`);
+    }
+    const pull = await runDocker(cli, ["pull", "--quiet", pinned.ref], {
+      timeoutMs: options.pullTimeoutMs ?? 6e5
+    });
+    if (pull.exitCode !== 0) {
+      const why = pull.timedOut ? `the pull took longer than ${(options.pullTimeoutMs ?? 6e5) / 1e3} s` : stderrTail(pull);
+      return failure2(SUBKIND.imageUnavailable, `could not pull ${pinned.ref}: ${why}`);
+    }
+    pulled = true;
+    result = await inspect();
+    if (result.exitCode !== 0) {
+      return failure2(
+        SUBKIND.imageUnavailable,
+        `${pinned.ref} is still missing after the pull: ${stderrTail(result)}`
+      );
+    }
+  }
+  const inspected = parseInspect(result.stdout);
+  if (inspected === void 0) {
+    return failure2(SUBKIND.imageUnavailable, `docker image inspect gave no image ID for ${pinned.ref}`);
+  }
+  if (!listsPinnedDigest(inspected.repoDigests, pinned)) {
+    return failure2(
+      SUBKIND.imageDigestMismatch,
+      `the local image ${inspected.imageId} does not carry the pinned digest ${pinned.ref} (it lists ${inspected.repoDigests.slice(0, 5).join(", ") || "no digest"})`
+    );
+  }
+  return {
+    ok: true,
+    ref: pinned,
+    imageId: inspected.imageId,
+    pulled,
+    ms: Math.round(performance.now() - started)
+  };
+}
+
+// src/container/run-oracle-container.ts
+var STATUS_MAX_BYTES = 64 * 1024;
+var OUTPUT_HEAD = 4 * 1024 * 1024;
+var OUTPUT_TAIL = 1024 * 1024;
+function failReason(subkind, message) {
+  return { kind: "custom", subkind, message };
+}
+function notRunResult(mode, reasons, extra = {}) {
+  return {
+    mode,
+    reasons,
+    containerReasons: reasons,
+    testReasons: [],
+    exitReason: "not-run",
+    outcomes: [],
+    hiddenIds: [],
+    quarantined: false,
+    notes: [],
+    containerExitCode: null,
+    timedOut: false,
+    oomKilled: false,
+    harnessStatus: [],
+    stdout: "",
+    stderr: "",
+    dockerArgs: [],
+    timings: [],
+    ...extra
+  };
+}
+function notRun(mode, reason2, extra = {}) {
+  return notRunResult(mode, [reason2], extra);
+}
+async function checkHiddenDir(dir) {
+  try {
+    const real = await realpath2(dir);
+    if (!(await stat(real)).isDirectory())
+      return { error: `the hidden tests folder ${dir} is not a directory` };
+    return real;
+  } catch {
+    return { error: `the hidden tests folder ${dir} does not exist` };
+  }
+}
+async function writeJob(dir, request, mirrorCommit, pathspecs) {
+  await mkdir2(dir, { mode: 493 });
+  const file2 = (name, content) => writeFile(join6(dir, name), content, { mode: 420 });
+  const { config: config2 } = request;
+  await Promise.all([
+    file2("harness.sh", request.harnessScript ?? HARNESS_SCRIPT),
+    file2("mode", request.mode),
+    file2("base", mirrorCommit),
+    file2("hidden-dest", config2.hiddenTests.dest),
+    file2("hidden-command", config2.hiddenTests.command),
+    ...config2.existingSuite !== void 0 ? [
+      file2("existing-command", config2.existingSuite.command),
+      file2("restore-pathspecs", pathspecs.join("\n"))
+    ] : [],
+    ...request.mode === "grade" && request.diff !== void 0 ? [file2("diff.patch", request.diff)] : []
+  ]);
+  await makeReadableByAll(dir);
+}
+function suiteEvidence(records, suite, report) {
+  const mine = records.filter((r) => r.kind === "suite" && r.fields.name === suite);
+  if (mine.length !== 1) {
+    return {
+      report,
+      statusProblem: mine.length === 0 ? "no record of the suite" : `recorded ${mine.length} times`
+    };
+  }
+  const fields = mine[0].fields;
+  const rc = fields.rc ?? "";
+  if (!/^[0-9]{1,3}$/.test(rc) || fields.report !== "present" && fields.report !== "missing") {
+    return { report, statusProblem: "a malformed record" };
+  }
+  return { report, exitCode: Number(rc), harnessSawReport: fields.report === "present" };
+}
+function failedStepDetail(records, withStep) {
+  const failed = records.filter((r) => r.kind === "step" && r.fields.rc !== "0");
+  const last = failed[failed.length - 1];
+  if (last === void 0) return void 0;
+  const detail = last.fields.detail ?? "failed";
+  return withStep ? `${last.fields.name ?? "step"}: ${detail}` : detail;
+}
+function harnessTimings(records) {
+  return records.filter((r) => (r.kind === "step" || r.kind === "suite") && /^[0-9]{1,9}$/.test(r.fields.ms ?? "")).map((r) => ({ step: `harness:${r.fields.name ?? r.kind}`, ms: Number(r.fields.ms) }));
+}
+async function runOracleContainer(request) {
+  const { mode, config: config2 } = request;
+  const progress = request.progress ?? (() => {
+  });
+  const problems = validateRunConfig(config2);
+  if (mode === "grade" && request.diff === void 0) problems.push("grade mode needs the filtered diff");
+  if (mode === "baseline" && request.diff !== void 0) problems.push("baseline mode runs without a diff");
+  if (problems.length > 0) return notRun(mode, failReason(SUBKIND.configInvalid, problems.join("; ")));
+  const hiddenDir = await checkHiddenDir(request.hiddenTestsDir);
+  if (typeof hiddenDir !== "string") return notRun(mode, failReason(SUBKIND.configInvalid, hiddenDir.error));
+  const specs = restorePathspecs(config2.existingSuite?.paths ?? []);
+  if ("error" in specs) return notRun(mode, failReason(SUBKIND.configInvalid, specs.error));
+  const diffInfo = request.diff === void 0 ? {} : {
+    diffSha256: createHash4("sha256").update(request.diff).digest("hex"),
+    diffBytes: request.diff.length
+  };
+  const cli = request.docker ?? dockerCli();
+  const timings = [];
+  const timed = async (step, work) => {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      timings.push({ step, ms: Math.round(performance.now() - started) });
+    }
+  };
+  const root = await mkdtemp(join6(request.tmpRoot ?? tmpdir(), "oracle-gate-"));
+  const paths = {
+    job: join6(root, "job"),
+    mirror: join6(root, "mirror.git"),
+    hidden: join6(root, "hidden"),
+    reports: join6(root, "reports")
+  };
+  try {
+    const [mirror, image, copied] = await Promise.all([
+      timed(
+        "mirror",
+        () => buildMirror(request.repoDir, request.baseSha, paths.mirror).then(
+          async (m) => {
+            await makeReadableByAll(paths.mirror);
+            return m;
+          },
+          (error62) => error62
+        )
+      ),
+      timed("image", () => ensurePinnedImage(cli, config2.image, { pullTimeoutMs: request.pullTimeoutMs })),
+      timed(
+        "hidden-tests",
+        () => copyHiddenTests(hiddenDir, paths.hidden).then(
+          () => void 0,
+          (error62) => error62
+        )
+      )
+    ]);
+    if (copied !== void 0) {
+      const why = copied instanceof HiddenTestsError ? copied.message : `cannot read them: ${copied.message}`;
+      return notRun(mode, failReason(SUBKIND.configInvalid, why), { ...diffInfo, timings });
+    }
+    if (mirror instanceof Error) {
+      return notRun(
+        mode,
+        failReason(SUBKIND.mirrorFailed, `cannot build the base mirror: ${mirror.message}`),
+        {
+          ...diffInfo,
+          timings
+        }
+      );
+    }
+    if (!image.ok) return notRun(mode, image.reason, { ...diffInfo, timings, mirrorCommit: mirror.commit });
+    progress(
+      `container: base tree ${mirror.tree.slice(0, 12)} mirrored; image ${image.ref.ref} ${image.pulled ? "pulled" : "present"} (${image.imageId.slice(0, 19)})`
+    );
+    const known = {
+      ...diffInfo,
+      imageRef: image.ref.ref,
+      imageId: image.imageId,
+      imagePulled: image.pulled,
+      mirrorCommit: mirror.commit,
+      baseTree: mirror.tree
+    };
+    await timed("job", async () => {
+      await writeJob(paths.job, request, mirror.commit, specs.pathspecs);
+      await mkdir2(paths.reports);
+      await chmod3(paths.reports, 511);
+    });
+    const name = `oracle-gate-${randomBytes(8).toString("hex")}`;
+    const dockerArgs = dockerCreateArgs({ name, imageId: image.imageId, config: config2, hostPaths: paths });
+    const created = await timed("create", () => runDocker(cli, dockerArgs, { timeoutMs: 12e4 }));
+    if (created.exitCode !== 0) {
+      await runDocker(cli, ["rm", "--force", name], { timeoutMs: 6e4 });
+      return notRun(
+        mode,
+        failReason(SUBKIND.containerFailed, `docker create failed: ${stderrTail(created)}`),
+        {
+          ...known,
+          dockerArgs,
+          timings
+        }
+      );
+    }
+    let run;
+    let timedOut = false;
+    let state = { exitCode: null, oomKilled: false };
+    try {
+      progress(`container: ${name} running (wall-clock limit ${config2.timeoutSeconds} s)`);
+      const limitMs = config2.timeoutSeconds * 1e3;
+      let stopping;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stopping = runDocker(cli, ["kill", name], { timeoutMs: 3e4 }).then(
+          () => runDocker(cli, ["rm", "--force", name], { timeoutMs: 6e4 })
+        );
+      }, limitMs);
+      run = await timed(
+        "run",
+        () => runDocker(cli, ["start", "--attach", name], {
+          // Past the limit the container is killed; this only bounds a CLI that hangs after that.
+          timeoutMs: limitMs + 6e4,
+          headBytes: OUTPUT_HEAD,
+          tailBytes: OUTPUT_TAIL
+        })
+      );
+      clearTimeout(timer);
+      await stopping;
+      if (!timedOut) {
+        const inspected = await timed(
+          "inspect",
+          () => runDocker(
+            cli,
+            ["inspect", "--format", "{{.State.ExitCode}} {{.State.OOMKilled}} {{.State.Status}}", name],
+            {
+              timeoutMs: 6e4
+            }
+          )
+        );
+        const [code, oom, status] = inspected.stdout.trim().split(" ");
+        if (inspected.exitCode === 0 && status === "exited" && /^[0-9]{1,3}$/.test(code ?? "")) {
+          state = { exitCode: Number(code), oomKilled: oom === "true" };
+        }
+      }
+    } finally {
+      const removed = await timed(
+        "remove",
+        () => runDocker(cli, ["rm", "--force", name], { timeoutMs: 6e4 })
+      );
+      if (removed.exitCode !== 0 && !/No such container/i.test(removed.stderr)) {
+        progress(`container: could not remove ${name}: ${stderrTail(removed)}`);
+      }
+    }
+    progress(
+      timedOut ? `container: ${name} passed its ${config2.timeoutSeconds} s limit; killed and removed` : `container: harness exited ${state.exitCode ?? "abnormally"}`
+    );
+    const collected = await timed("collect", async () => {
+      const statusText = await readRegularFile(join6(paths.reports, "status"), STATUS_MAX_BYTES).then(
+        (b) => b.toString("utf8"),
+        () => ""
+      );
+      const records2 = parseStatusFile(statusText);
+      const [existingReport, hiddenReport] = await Promise.all([
+        readSuiteReports(join6(paths.reports, "existing")),
+        readSuiteReports(join6(paths.reports, "hidden"))
+      ]);
+      return { records: records2, existingReport, hiddenReport };
+    });
+    const { records } = collected;
+    const evidence = {
+      mode,
+      timedOut,
+      timeoutSeconds: config2.timeoutSeconds,
+      exitCode: state.exitCode,
+      oomKilled: state.oomKilled,
+      memoryLimit: config2.limits.memory,
+      hidden: suiteEvidence(records, "hidden", collected.hiddenReport),
+      ...config2.existingSuite !== void 0 ? { existing: suiteEvidence(records, "existing", collected.existingReport) } : {}
+    };
+    if (state.exitCode === HARNESS_EXIT.patchDoesNotApply || state.exitCode === HARNESS_EXIT.harnessError) {
+      const detail = failedStepDetail(records, state.exitCode === HARNESS_EXIT.harnessError);
+      if (detail !== void 0) evidence.detail = detail;
+    } else if (!timedOut && harnessExitReason(state.exitCode) === void 0 && run !== void 0) {
+      evidence.detail = stderrTail(run);
+    }
+    const judgement = judgeRun(evidence, request.frozen ?? /* @__PURE__ */ new Set());
+    return {
+      ...judgement,
+      ...known,
+      mode,
+      reasons: [...judgement.containerReasons, ...judgement.testReasons],
+      containerName: name,
+      containerExitCode: state.exitCode,
+      timedOut,
+      oomKilled: state.oomKilled,
+      harnessStatus: records,
+      stdout: run?.stdout ?? "",
+      stderr: run?.stderr ?? "",
+      dockerArgs,
+      timings: [...timings, ...harnessTimings(records)]
+    };
+  } catch (error62) {
+    return notRun(
+      mode,
+      failReason(SUBKIND.containerFailed, `the oracle run failed: ${error62.message}`),
+      {
+        ...diffInfo,
+        timings
+      }
+    );
+  } finally {
+    await rm(root, { recursive: true, force: true }).catch(() => {
+    });
+  }
+}
+
 // src/verdict/schema.ts
 var FailReasonSchema = external_exports.object({
   kind: external_exports.literal("custom"),
@@ -20002,6 +27976,10 @@ function pass(chain) {
 function fail(subkind, message) {
   return { kind: "fail", reasons: [{ kind: "custom", subkind, message }] };
 }
+function failWith(reasons) {
+  if (reasons.length === 0) throw new Error("a Fail verdict needs at least one reason");
+  return { kind: "fail", reasons: [...reasons] };
+}
 
 // src/verdict/oracle.ts
 var UNATTESTED_PASS_ID = "unattested-pass";
@@ -20013,8 +27991,8 @@ var AlwaysPass = class {
   }
 };
 var AlwaysFail = class {
-  constructor(reason) {
-    this.reason = reason;
+  constructor(reason2) {
+    this.reason = reason2;
   }
   reason;
   id = "always-fail";
@@ -20044,6 +28022,940 @@ var Composite = class {
       for (const id of verdict.chain) if (!chain.includes(id)) chain.push(id);
     }
     return pass(chain);
+  }
+};
+
+// src/gate/baseline-proposals.ts
+import { mkdir as mkdir3, writeFile as writeFile2 } from "node:fs/promises";
+import { join as join7 } from "node:path";
+var PROPOSED_TESTS_LOCK = "tests.lock.proposed";
+var PROPOSED_FLAKE_LEDGER = "flake_ledger.proposed.json";
+function baselineProposals(result, ledger, params) {
+  if (result.hiddenIds.length === 0) return null;
+  return {
+    testsLock: formatTestsLock(result.hiddenIds),
+    flakeLedger: formatFlakeLedger(updateLedger(ledger ?? emptyLedger(), result.outcomes, params))
+  };
+}
+async function writeBaselineProposals(dir, texts) {
+  await mkdir3(dir, { recursive: true });
+  const paths = { testsLock: join7(dir, PROPOSED_TESTS_LOCK), flakeLedger: join7(dir, PROPOSED_FLAKE_LEDGER) };
+  await writeFile2(paths.testsLock, texts.testsLock, { mode: 420 });
+  await writeFile2(paths.flakeLedger, texts.flakeLedger, { mode: 420 });
+  return paths;
+}
+
+// src/report/cap-text.ts
+var encoder = new TextEncoder();
+function utf8Length(text2) {
+  return encoder.encode(text2).length;
+}
+var CUT_MARKER = " \u2026[cut]";
+function capUtf8(text2, maxBytes, marker = CUT_MARKER) {
+  const wellFormed2 = text2.toWellFormed();
+  if (utf8Length(wellFormed2) <= maxBytes) return wellFormed2;
+  const budget = maxBytes - utf8Length(marker);
+  if (budget <= 0) return truncateToBytes(marker, maxBytes);
+  return truncateToBytes(wellFormed2, budget) + marker;
+}
+function truncateToBytes(text2, maxBytes) {
+  let bytes = 0;
+  let end = 0;
+  for (const char of text2) {
+    const size = utf8CharLength(char.codePointAt(0));
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += char.length;
+  }
+  return text2.slice(0, end);
+}
+function utf8CharLength(codePoint) {
+  if (codePoint < 128) return 1;
+  if (codePoint < 2048) return 2;
+  if (codePoint < 65536) return 3;
+  return 4;
+}
+
+// src/gate/stage.ts
+var StageFailure = class extends Error {
+  constructor(subkind, message) {
+    super(message);
+    this.subkind = subkind;
+  }
+  subkind;
+};
+var INTERNAL_ERROR_SUBKIND = "internal-error";
+var MAX_MESSAGE = 2e3;
+function oneLine(text2) {
+  const line = text2.replace(/\s*[\r\n]+\s*/g, " ").trim();
+  return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE)}\u2026` : line;
+}
+function reasonFromError(stageId, error62) {
+  if (error62 instanceof StageFailure)
+    return { kind: "custom", subkind: error62.subkind, message: error62.message };
+  const text2 = error62 instanceof Error ? error62.message : String(error62);
+  return {
+    kind: "custom",
+    subkind: INTERNAL_ERROR_SUBKIND,
+    message: `the ${stageId} stage stopped on an unexpected error: ${oneLine(text2) || "(no message)"}`
+  };
+}
+var GateStage = class {
+  constructor(id, body) {
+    this.id = id;
+    this.body = body;
+  }
+  id;
+  body;
+  /** Every gate stage checks something when it runs; a trivial pass is marked in its timing. */
+  attested = true;
+  async check(context) {
+    context.progress(`stage ${this.id}`);
+    const started = context.now();
+    let outcome;
+    try {
+      outcome = await this.body(context);
+    } catch (error62) {
+      outcome = { reasons: [reasonFromError(this.id, error62)], attested: false };
+    }
+    const ms = Math.max(0, Math.round(context.now() - started));
+    const failed = outcome.reasons.length > 0;
+    context.stages.push({
+      id: this.id,
+      ms,
+      outcome: failed ? "fail" : "pass",
+      attested: outcome.attested ?? true
+    });
+    if (!failed) {
+      context.progress(
+        `stage ${this.id}: pass in ${ms} ms${outcome.attested === false ? " (nothing to check)" : ""}`
+      );
+      return pass([this.id]);
+    }
+    const first = outcome.reasons[0];
+    const more = outcome.reasons.length > 1 ? ` (+${outcome.reasons.length - 1} more)` : "";
+    context.progress(
+      `stage ${this.id}: fail in ${ms} ms: ${first.subkind}: ${capUtf8(oneLine(first.message), 300)}${more}`
+    );
+    return failWith(outcome.reasons);
+  }
+};
+
+// src/gate/config-stage.ts
+var CONFIG_INVALID = "config-invalid";
+var PINNED_HASH = /^h1:[A-Za-z0-9+/]{43}=$/;
+function toRunConfig(config2) {
+  return {
+    image: config2.image,
+    ...config2.existing_suite !== void 0 ? { existingSuite: { command: config2.existing_suite.command, paths: [...config2.existing_suite.paths] } } : {},
+    hiddenTests: { command: config2.hidden_tests.command, dest: config2.hidden_tests.dest },
+    env: Object.fromEntries(config2.env),
+    timeoutSeconds: config2.timeout_seconds,
+    limits: { ...config2.limits },
+    sourceDateEpoch: config2.source_date_epoch,
+    user: config2.user
+  };
+}
+async function configStage(run) {
+  const { request } = run;
+  const invalid = (message) => new StageFailure(CONFIG_INVALID, message);
+  if (request.mode !== "grade" && request.mode !== "baseline")
+    throw invalid(`mode ${JSON.stringify(request.mode)}: must be grade or baseline`);
+  if (!PINNED_HASH.test(request.pinnedOracleHash))
+    throw invalid(
+      "the pinned oracle hash must be `h1:` and the base64 of a sha256, as `oracle-gate hash` prints it"
+    );
+  const base = await resolveCommit2(request.repoDir, request.baseSha);
+  if (!base.ok) throw invalid(`base: ${base.error}`);
+  run.base = base.sha;
+  if (request.mode === "grade" || request.headSha !== "") {
+    const head = await resolveCommit2(request.repoDir, request.headSha);
+    if (!head.ok) throw invalid(`head: ${head.error}`);
+    run.head = head.sha;
+    if (request.mode === "baseline" && head.sha !== base.sha)
+      run.notes.push(`baseline mode runs the base commit without a diff; the head ${head.sha} is not used`);
+  }
+  const loaded = await loadOracleDir(request.oracleDir);
+  if (!loaded.ok) throw invalid(loaded.error);
+  const oracle = loaded.value;
+  if (oracle.testsDir === null)
+    throw invalid(
+      "tests/: missing: the oracle directory holds no hidden tests, and hidden tests are required"
+    );
+  const runConfig = toRunConfig(oracle.config);
+  const problems = validateRunConfig(runConfig);
+  if (problems.length > 0) throw invalid(`oracle.json: ${problems.join("; ")}`);
+  run.oracle = oracle;
+  run.runConfig = runConfig;
+  return { reasons: [] };
+}
+
+// src/gate/gate-run.ts
+function need(value, what) {
+  if (value === void 0) throw new Error(`${what} is missing: an earlier stage did not provide it`);
+  return value;
+}
+
+// src/gate/container-stage.ts
+function frozenIds(ledger) {
+  const frozen = /* @__PURE__ */ new Set();
+  for (const [id, entry] of ledger?.tests ?? []) if (entry.state === "frozen") frozen.add(id);
+  return frozen;
+}
+async function containerStage(run) {
+  const oracle = need(run.oracle, "the oracle directory");
+  const config2 = need(run.runConfig, "the run config");
+  const grade = run.request.mode === "grade";
+  const frozen = frozenIds(oracle.flakeLedger);
+  const result = await run.deps.runOracleContainer({
+    mode: run.request.mode,
+    config: config2,
+    repoDir: run.request.repoDir,
+    baseSha: need(run.base, "the base commit"),
+    ...grade ? { diff: need(run.policy, "the path policy").filteredDiff } : {},
+    hiddenTestsDir: need(oracle.testsDir ?? void 0, "the hidden tests folder"),
+    frozen,
+    progress: (line) => run.progress(line)
+  });
+  run.container = result;
+  return { reasons: result.containerReasons };
+}
+
+// src/container/oracle-log.ts
+var CONTROL = /[\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]/g;
+function visible(text2) {
+  return text2.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+function quoted(text2) {
+  const lines = text2.replace(/\r\n/g, "\n").split("\n");
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines.map((line) => `  | ${visible(line)}`);
+}
+function field(label, value) {
+  return value === void 0 ? [] : [`${label}: ${visible(String(value))}`];
+}
+function section(title, body) {
+  return ["", `== ${title}`, ...body.length > 0 ? body : ["  (none)"]];
+}
+function renderOracleLog(input2) {
+  const { result, config: config2 } = input2;
+  const harnessExit = result.containerExitCode === null ? "none" : String(result.containerExitCode);
+  const lines = [
+    "oracle-gate oracle log",
+    ...field("mode", result.mode),
+    ...field("started", input2.startedAt),
+    ...field("base", input2.baseSha),
+    ...field("head", input2.headSha),
+    ...field("oracle hash", input2.oracleHash),
+    ...field("image", result.imageRef),
+    ...field("image id", result.imageId),
+    ...field(
+      "image pulled",
+      result.imagePulled === void 0 ? void 0 : result.imagePulled ? "yes" : "no"
+    ),
+    ...field("mirror commit", result.mirrorCommit),
+    ...field("base tree", result.baseTree),
+    ...field("diff sha256", result.diffSha256),
+    ...field("diff bytes", result.diffBytes),
+    ...field("container", result.containerName),
+    `exit reason: ${result.exitReason} (harness exit ${harnessExit}${result.timedOut ? ", timed out" : ""}${result.oomKilled ? ", out of memory" : ""})`,
+    `tests_hash: ${result.testsHash ?? "(no test ran)"}`,
+    `quarantined: ${result.quarantined ? "yes" : "no"}`
+  ];
+  lines.push(
+    ...section(
+      "fail reasons",
+      result.reasons.flatMap((r) => [`  ${r.subkind}`, ...quoted(r.message)])
+    )
+  );
+  lines.push(
+    ...section(
+      `dropped hunks (${input2.droppedHunks?.length ?? 0})`,
+      (input2.droppedHunks ?? []).flatMap((h) => [
+        `  -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines}`,
+        ...quoted(`${h.path}: ${h.reason}`)
+      ])
+    )
+  );
+  lines.push(
+    ...section("timing", [
+      ...(input2.stages ?? []).map((s) => `  stage ${s.id}: ${s.ms} ms (${s.outcome})`),
+      ...result.timings.map((t) => `  ${visible(t.step)}: ${t.ms} ms`)
+    ])
+  );
+  if (config2 !== void 0) {
+    const env = Object.keys(config2.env).sort();
+    lines.push(
+      ...section("oracle config", [
+        ...config2.existingSuite ? [
+          "  existing suite command:",
+          ...quoted(config2.existingSuite.command),
+          "  restored to base:",
+          ...quoted(config2.existingSuite.paths.join("\n"))
+        ] : ["  existing suite: none"],
+        "  hidden tests command:",
+        ...quoted(config2.hiddenTests.command),
+        `  hidden tests dest: ${visible(config2.hiddenTests.dest)}`,
+        `  env: ${env.length === 0 ? "(none beyond the fixed ones)" : ""}`,
+        ...env.flatMap((k) => quoted(`${k}=${config2.env[k]}`)),
+        `  limits: memory ${config2.limits.memory}, cpus ${config2.limits.cpus}, pids ${config2.limits.pids}; timeout ${config2.timeoutSeconds} s; user ${visible(config2.user)}; SOURCE_DATE_EPOCH ${config2.sourceDateEpoch}`
+      ])
+    );
+  }
+  lines.push(
+    ...section(
+      "docker create",
+      result.dockerArgs.length > 0 ? quoted(["docker", ...result.dockerArgs].join(" \\\n    ")) : []
+    )
+  );
+  lines.push(
+    ...section(
+      "harness status",
+      result.harnessStatus.flatMap(
+        (r) => quoted(
+          `${r.kind} ${Object.entries(r.fields).map(([k, v]) => `${k}=${v}`).join(" ")}`
+        )
+      )
+    )
+  );
+  lines.push(
+    ...section(
+      `tests (${result.outcomes.length})`,
+      result.outcomes.flatMap((o) => [
+        `  ${o.suite.padEnd(8)} ${o.status.padEnd(7)}${o.frozen ? " frozen" : ""}`,
+        ...quoted(o.id),
+        ...o.message !== void 0 && o.status !== "passed" ? quoted(o.message).map((l) => `    ${l}`) : []
+      ])
+    )
+  );
+  lines.push(
+    ...section(
+      "hidden test IDs observed (tests.lock proposal)",
+      result.hiddenIds.flatMap((id) => quoted(id))
+    )
+  );
+  lines.push(
+    ...section(
+      "notes",
+      result.notes.flatMap((n) => quoted(n))
+    )
+  );
+  lines.push(...section("container stdout", quoted(result.stdout)));
+  lines.push(...section("container stderr", quoted(result.stderr)));
+  return `${lines.join("\n")}
+`;
+}
+
+// src/verdict/serialize.ts
+function serdeString(value) {
+  let out = '"';
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 55296 && code <= 56319) {
+      const next = value.charCodeAt(i + 1);
+      if (!(next >= 56320 && next <= 57343)) throw new LoneSurrogateError(i);
+      out += value[i] + value[i + 1];
+      i++;
+      continue;
+    }
+    if (code >= 56320 && code <= 57343) throw new LoneSurrogateError(i);
+    switch (code) {
+      case 34:
+        out += '\\"';
+        break;
+      case 92:
+        out += "\\\\";
+        break;
+      case 8:
+        out += "\\b";
+        break;
+      case 12:
+        out += "\\f";
+        break;
+      case 10:
+        out += "\\n";
+        break;
+      case 13:
+        out += "\\r";
+        break;
+      case 9:
+        out += "\\t";
+        break;
+      default:
+        out += code < 32 ? "\\u" + code.toString(16).padStart(4, "0") : value[i];
+    }
+  }
+  return out + '"';
+}
+var LoneSurrogateError = class extends Error {
+  constructor(index) {
+    super(`string holds a lone UTF-16 surrogate at index ${index}, which is not valid Unicode`);
+    this.index = index;
+  }
+  index;
+};
+function serializeReason(reason2) {
+  return `{"kind":${serdeString(reason2.kind)},"subkind":${serdeString(reason2.subkind)},"message":${serdeString(reason2.message)}}`;
+}
+function serializeVerdict(verdict) {
+  if (verdict.kind === "pass") {
+    return `{"kind":"pass","chain":[${verdict.chain.map(serdeString).join(",")}]}`;
+  }
+  return `{"kind":"fail","reasons":[${verdict.reasons.map(serializeReason).join(",")}]}`;
+}
+
+// src/gate/gate-log.ts
+var CONTROL2 = /[\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]/g;
+function visible2(text2) {
+  return text2.replace(CONTROL2, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+function quoted2(text2) {
+  const lines = text2.replace(/\r\n/g, "\n").split("\n");
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines.map((line) => `  | ${visible2(line)}`);
+}
+function section2(title, body) {
+  return ["", `== ${title}`, ...body.length > 0 ? body : ["  (none)"]];
+}
+function notRun2(report) {
+  return notRunResult(report.mode, report.verdict.kind === "fail" ? report.verdict.reasons : [], {
+    containerReasons: []
+  });
+}
+function renderGateLog(input2) {
+  const { report } = input2;
+  const verdictReasons = report.verdict.kind === "fail" ? report.verdict.reasons : [];
+  const result = {
+    ...input2.container ?? notRun2(report),
+    reasons: verdictReasons,
+    notes: report.notes
+  };
+  if (result.diffSha256 === void 0 && report.diffSha256 !== void 0)
+    result.diffSha256 = report.diffSha256;
+  const containerLog = renderOracleLog({
+    result,
+    ...input2.config ? { config: input2.config } : {},
+    droppedHunks: report.droppedHunks,
+    ...report.baseSha ? { baseSha: report.baseSha } : {},
+    ...report.headSha ? { headSha: report.headSha } : {},
+    ...report.oracleHash ? { oracleHash: report.oracleHash } : {},
+    startedAt: input2.startedAt,
+    stages: report.stages
+  });
+  const lines = [];
+  lines.push(
+    ...section2("gate verdict (oracle/1)", [
+      ...quoted2(serializeVerdict(report.verdict)),
+      `  attested: ${report.attested ? "yes" : "no"}`,
+      ...report.stages.map(
+        (s) => `  stage ${s.id}: ${s.outcome}${s.attested === false ? " (not attested: nothing to check)" : ""}`
+      )
+    ])
+  );
+  lines.push(
+    ...section2("gate inputs", [
+      "  oracle directory:",
+      ...quoted2(input2.oracleDir),
+      `  pinned oracle hash: ${visible2(input2.pinnedOracleHash)}`,
+      ...report.mergeBase ? [`  merge base: ${report.mergeBase}`] : []
+    ])
+  );
+  lines.push(
+    ...section2(
+      `denied touches (${report.deniedTouches.length})`,
+      report.deniedTouches.flatMap((d) => [`  ${d.change}`, ...quoted2(`${d.path}: ${d.rule}`)])
+    )
+  );
+  lines.push(
+    ...section2(
+      `touched paths (${input2.touched?.length ?? 0})`,
+      (input2.touched ?? []).flatMap((t) => [`  ${t.change}`, ...quoted2(t.path)])
+    )
+  );
+  if (report.mode === "baseline")
+    lines.push(
+      ...section2(
+        "baseline proposals",
+        report.proposals ? [
+          "  tests.lock:",
+          ...quoted2(report.proposals.testsLock),
+          "  flake ledger:",
+          ...quoted2(report.proposals.flakeLedger)
+        ] : []
+      )
+    );
+  return `${containerLog}${lines.join("\n")}
+`;
+}
+
+// src/gate/oracle-hash-stage.ts
+var ORACLE_HASH_MISMATCH = "oracle-hash-mismatch";
+var ORACLE_UNHASHABLE = "oracle-unhashable";
+async function oracleHashStage(run) {
+  const oracle = need(run.oracle, "the oracle directory");
+  let computed;
+  try {
+    computed = await hashOracleDir(oracle.dir);
+  } catch (error62) {
+    if (error62 instanceof OracleHashError)
+      throw new StageFailure(ORACLE_UNHASHABLE, `the oracle directory cannot be hashed: ${error62.message}`);
+    throw error62;
+  }
+  run.oracleHash = computed;
+  const pinned = run.request.pinnedOracleHash;
+  if (computed !== pinned)
+    throw new StageFailure(
+      ORACLE_HASH_MISMATCH,
+      `the oracle directory hashes to ${computed}, but the pinned oracle hash is ${pinned}: the oracle changed since it was pinned (review the change, then pin the new hash)`
+    );
+  return { reasons: [] };
+}
+
+// src/gate/path-policy-stage.ts
+var NO_MERGE_BASE = "no-merge-base";
+var DIFF_UNREADABLE = "diff-unreadable";
+async function pathPolicyStage(run) {
+  const { repoDir } = run.request;
+  const oracle = need(run.oracle, "the oracle directory");
+  const base = need(run.base, "the base commit");
+  const head = need(run.head, "the head commit");
+  let rules;
+  try {
+    rules = pathPolicyFromOracle(oracle, await oracleRepoPath(repoDir, oracle.dir));
+  } catch (error62) {
+    if (error62 instanceof PolicyConfigError) throw new StageFailure(CONFIG_INVALID, error62.message);
+    throw error62;
+  }
+  let files;
+  try {
+    const range2 = await resolvePrRange(repoDir, base, head);
+    run.mergeBase = range2.mergeBase;
+    files = parseGitDiff(await readRangeDiff(repoDir, range2));
+  } catch (error62) {
+    if (error62 instanceof PrRangeError) throw new StageFailure(NO_MERGE_BASE, error62.message);
+    if (error62 instanceof DiffParseError || error62 instanceof GitError)
+      throw new StageFailure(DIFF_UNREADABLE, `the PR's diff cannot be read: ${error62.message}`);
+    throw error62;
+  }
+  const result = evaluatePolicy(files, rules);
+  run.policy = result;
+  if (result.dropped.length > 0) {
+    const fileCount = new Set(result.dropped.map((h) => h.path)).size;
+    run.notes.push(
+      `${result.dropped.length} hunk(s) in ${fileCount} file(s) outside the allow-list were dropped from the diff`
+    );
+  }
+  if (result.denied.length > 0) return { reasons: [deniedPathReason(result.denied)] };
+  if (result.filteredDiff.length === 0)
+    run.notes.push("the filtered diff is empty: the patch changes nothing the policy lets through");
+  return { reasons: [] };
+}
+
+// src/oracle-dir/sealed-fixtures-base.ts
+import { createHash as createHash5 } from "node:crypto";
+
+// src/git/read-tree.ts
+var OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+function checkRevision(rev) {
+  if (rev === "" || rev.startsWith("-") || [...rev].some((c) => c <= " " || c === "\x7F"))
+    throw new Error(`not a revision: ${JSON.stringify(rev)}`);
+}
+async function listTree(repoDir, rev) {
+  checkRevision(rev);
+  const out = await gitOk(repoDir, ["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev]);
+  const entries = [];
+  let start = 0;
+  while (start < out.length) {
+    const end = out.indexOf(0, start);
+    if (end === -1) throw new Error("git ls-tree: unterminated entry");
+    const tab = out.indexOf(9, start);
+    if (tab === -1 || tab > end) throw new Error("git ls-tree: entry without a path");
+    const [mode, type, oid] = out.subarray(start, tab).toString("latin1").split(" ");
+    if (!mode || !type || !oid || !OID.test(oid)) throw new Error("git ls-tree: malformed entry");
+    entries.push({ mode, type, oid, path: Buffer.from(out.subarray(tab + 1, end)) });
+    start = end + 1;
+  }
+  return entries;
+}
+async function readBlobs(repoDir, oids) {
+  const unique = [...new Set(oids)];
+  for (const oid of unique) if (!OID.test(oid)) throw new Error(`not an object id: ${JSON.stringify(oid)}`);
+  const blobs = /* @__PURE__ */ new Map();
+  if (unique.length === 0) return blobs;
+  const out = await gitOk(repoDir, ["cat-file", "--batch"], { input: unique.map((o) => o + "\n").join("") });
+  let pos = 0;
+  for (const requested of unique) {
+    const eol = out.indexOf(10, pos);
+    if (eol === -1) throw new Error("git cat-file: truncated output");
+    const header = out.subarray(pos, eol).toString("latin1").split(" ");
+    pos = eol + 1;
+    if (header[0] !== requested) throw new Error("git cat-file: output out of step with input");
+    if (header[1] === "missing") continue;
+    const size = Number(header[2]);
+    if (header.length !== 3 || !Number.isSafeInteger(size) || size < 0)
+      throw new Error(`git cat-file: unexpected header for ${requested}`);
+    if (header[1] !== "blob") throw new Error(`git cat-file: ${requested} is a ${header[1]}, not a blob`);
+    if (pos + size + 1 > out.length || out[pos + size] !== 10)
+      throw new Error("git cat-file: truncated output");
+    blobs.set(requested, Buffer.from(out.subarray(pos, pos + size)));
+    pos += size + 1;
+  }
+  return blobs;
+}
+
+// src/oracle-dir/sealed-fixtures-base.ts
+var REGULAR_FILE_MODES = /* @__PURE__ */ new Set(["100644", "100755"]);
+async function readSealedFixtureBase(repoDir, baseCommit, manifest) {
+  const entries = await listTree(repoDir, baseCommit);
+  const roots = manifest.roots.map((root) => Buffer.from(root));
+  const underRoots = (path2) => roots.some(
+    (root) => path2.equals(root) || path2.length > root.length && path2[root.length] === 47 && path2.subarray(0, root.length).equals(root)
+  );
+  const listedOids = /* @__PURE__ */ new Map();
+  const pathsUnderRoots = [];
+  for (const entry of entries) {
+    const path2 = displayPath(entry.path);
+    if (manifest.files.has(path2))
+      listedOids.set(path2, entry.type === "blob" && REGULAR_FILE_MODES.has(entry.mode) ? entry.oid : null);
+    if (underRoots(entry.path)) pathsUnderRoots.push(path2);
+  }
+  const oids = [...listedOids.values()].filter((oid) => oid !== null);
+  const blobs = await readBlobs(repoDir, oids);
+  const listedHashes = /* @__PURE__ */ new Map();
+  for (const path2 of manifest.files.keys()) {
+    const oid = listedOids.get(path2);
+    const blob = oid ? blobs.get(oid) : void 0;
+    listedHashes.set(path2, blob ? createHash5("sha256").update(blob).digest("hex") : null);
+  }
+  return { listedHashes, pathsUnderRoots };
+}
+
+// src/gate/sealed-fixtures-stage.ts
+async function sealedFixturesStage(run) {
+  const oracle = need(run.oracle, "the oracle directory");
+  const base = need(run.base, "the base commit");
+  if (oracle.fixtures === null) {
+    run.notes.push("no fixtures/manifest.json: there are no sealed fixtures to check");
+    return { reasons: [], attested: false };
+  }
+  const touched = run.request.mode === "grade" ? need(run.policy, "the path policy").touched : [];
+  const baseState = await readSealedFixtureBase(run.request.repoDir, base, oracle.fixtures);
+  return { reasons: checkSealedFixtures({ manifest: oracle.fixtures, base: baseState, touched }) };
+}
+
+// src/gate/tests-stage.ts
+var NO_TESTS_LOCK_NOTE = "no tests.lock: the tests-changed check was skipped";
+async function testsStage(run) {
+  const oracle = need(run.oracle, "the oracle directory");
+  const result = need(run.container, "the oracle run");
+  const reasons = [...result.testReasons];
+  if (run.request.mode === "grade") {
+    if (oracle.testsLock === null) run.notes.push(NO_TESTS_LOCK_NOTE);
+    else reasons.push(...checkTestsLock(oracle.testsLock, result.outcomes));
+  }
+  if (oracle.flakeLedger !== null) {
+    const hidden = /* @__PURE__ */ new Set([...result.hiddenIds, ...oracle.testsLock ?? []]);
+    reasons.push(...checkFreezeBudget(oracle.flakeLedger, hidden, oracle.config.flake.freeze_budget));
+  }
+  return { reasons };
+}
+
+// src/gate/run-gate.ts
+var GATE_ID = "oracle-gate";
+var STAGE = {
+  config: "config",
+  oracleHash: "oracle-hash",
+  pathPolicy: "path-policy",
+  sealedFixtures: "sealed-fixtures",
+  container: "container",
+  tests: "tests"
+};
+var LOG_UNWRITABLE = "log-unwritable";
+function gateStages(mode) {
+  const stages = [
+    [STAGE.config, configStage],
+    [STAGE.oracleHash, oracleHashStage],
+    ...mode === "baseline" ? [] : [[STAGE.pathPolicy, pathPolicyStage]],
+    [STAGE.sealedFixtures, sealedFixturesStage],
+    [STAGE.container, containerStage],
+    [STAGE.tests, testsStage]
+  ];
+  return stages.map(([id, body]) => new GateStage(id, body));
+}
+var DEFAULT_DEPENDENCIES = {
+  runOracleContainer,
+  now: () => performance.now()
+};
+function wellFormed(verdict) {
+  if (verdict.kind === "pass") return verdict;
+  return failWith(
+    verdict.reasons.map((r) => ({
+      kind: "custom",
+      subkind: r.subkind.toWellFormed(),
+      message: r.message.toWellFormed()
+    }))
+  );
+}
+function errorText(error62) {
+  return error62 instanceof Error ? error62.message : String(error62);
+}
+async function runGate(request, overrides = {}) {
+  const deps = { ...DEFAULT_DEPENDENCIES, ...overrides };
+  const startedAt = (/* @__PURE__ */ new Date()).toISOString();
+  const run = {
+    request,
+    deps,
+    stages: [],
+    notes: [],
+    progress: (line) => request.progress?.(line),
+    now: deps.now
+  };
+  if (request.mode === "baseline") run.notes.push("baseline mode: no diff, so there is no path-policy stage");
+  let verdict;
+  const gate = new Composite(GATE_ID);
+  for (const stage of gateStages(request.mode)) gate.register(stage);
+  try {
+    verdict = await gate.check(run);
+  } catch (error62) {
+    verdict = failWith([
+      { kind: "custom", subkind: INTERNAL_ERROR_SUBKIND, message: `the gate stopped: ${errorText(error62)}` }
+    ]);
+  }
+  const container = run.container;
+  const report = {
+    verdict: wellFormed(verdict),
+    attested: verdict.kind === "pass" && run.stages.some((s) => s.attested === true),
+    mode: request.mode,
+    ...container?.testsHash !== void 0 ? { testsHash: container.testsHash } : {},
+    ...run.oracleHash !== void 0 ? { oracleHash: run.oracleHash } : {},
+    ...container?.imageRef !== void 0 ? { imageDigest: container.imageRef } : {},
+    ...run.policy !== void 0 ? { diffSha256: run.policy.filteredSha256 } : {},
+    deniedTouches: run.policy?.denied ?? [],
+    droppedHunks: run.policy?.dropped ?? [],
+    tests: container?.outcomes ?? [],
+    stages: run.stages,
+    quarantined: container?.quarantined ?? false,
+    notes: [...run.notes, ...container?.notes ?? []],
+    ...run.base !== void 0 ? { baseSha: run.base } : {},
+    ...run.head !== void 0 ? { headSha: run.head } : {},
+    ...run.mergeBase !== void 0 ? { mergeBase: run.mergeBase } : {}
+  };
+  const failures = [];
+  let logPath;
+  try {
+    logPath = request.logPath ? resolve2(request.logPath) : join8(await mkdtemp2(join8(tmpdir2(), "oracle-gate-log-")), "oracle.log");
+    await mkdir4(dirname2(logPath), { recursive: true });
+    report.logPath = logPath;
+  } catch (error62) {
+    failures.push({
+      kind: "custom",
+      subkind: LOG_UNWRITABLE,
+      message: `no folder for the oracle log: ${errorText(error62)}`
+    });
+  }
+  if (request.mode === "baseline" && container !== void 0 && run.oracle !== void 0 && logPath) {
+    const texts = baselineProposals(container, run.oracle.flakeLedger, run.oracle.config.flake);
+    if (texts === null)
+      report.notes.push("no hidden test ran: no tests.lock or flake ledger proposal was written");
+    else {
+      try {
+        report.proposals = await writeBaselineProposals(dirname2(logPath), texts);
+        report.notes.push(
+          `baseline proposals for review: ${report.proposals.testsLock} and ${report.proposals.flakeLedger}`
+        );
+      } catch (error62) {
+        failures.push({
+          kind: "custom",
+          subkind: LOG_UNWRITABLE,
+          message: `the baseline proposals could not be written: ${errorText(error62)}`
+        });
+      }
+    }
+  }
+  if (logPath) {
+    try {
+      await writeFile3(
+        logPath,
+        renderGateLog({
+          report,
+          ...container ? { container } : {},
+          ...run.runConfig ? { config: run.runConfig } : {},
+          ...run.policy ? { touched: run.policy.touched } : {},
+          oracleDir: run.oracle?.dir ?? request.oracleDir,
+          pinnedOracleHash: request.pinnedOracleHash,
+          startedAt
+        }),
+        { mode: 420 }
+      );
+    } catch (error62) {
+      failures.push({
+        kind: "custom",
+        subkind: LOG_UNWRITABLE,
+        message: `the oracle log ${logPath} could not be written: ${errorText(error62)}`
+      });
+    }
+  }
+  if (failures.length > 0) {
+    report.verdict = wellFormed(
+      failWith([...report.verdict.kind === "fail" ? report.verdict.reasons : [], ...failures])
+    );
+    report.attested = false;
+  }
+  return report;
+}
+
+// src/report/github-limits.ts
+var CHECK_TITLE_MAX_BYTES = 255;
+var STEP_SUMMARY_MAX_BYTES = 1024 * 1024;
+var LOG_LINE_MAX_BYTES = 4096;
+var DROPPED_HUNKS_OUTPUT_MAX_BYTES = 256 * 1024;
+
+// src/report/unsafe-characters.ts
+var REPLACED_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
+// src/report/escape-log.ts
+function escapeLogText(text2) {
+  return text2.toWellFormed().replace(
+    /\r\n|[\r\n\u0085\u2028\u2029]/gu,
+    (m) => m === "\n" ? "\\n" : m === "\r\n" ? "\\r\\n" : codeEscape(m)
+  ).replace(REPLACED_CHARACTERS, codeEscape).replaceAll("##[", "##\\[");
+}
+function codeEscape(char) {
+  if (char === "\r") return "\\r";
+  return `\\u${char.codePointAt(0).toString(16).padStart(4, "0")}`;
+}
+function safeLogLine(text2) {
+  let line = escapeLogText(text2);
+  if (/^\s*::/u.test(line)) line = "\\" + line;
+  return capUtf8(line, LOG_LINE_MAX_BYTES);
+}
+
+// src/report/plain-text.ts
+function plainText(text2) {
+  return text2.toWellFormed().replace(/\r\n|[\r\u0085\u2028\u2029]/gu, "\n").replace(REPLACED_CHARACTERS, "\uFFFD");
+}
+function plainOneLine(text2) {
+  return plainText(text2).replace(/\s*\n\s*/g, " ").trim();
+}
+
+// src/report/verdict-title.ts
+function countsAsPass(report) {
+  return report.verdict.kind === "pass" && report.attested;
+}
+function verdictTitle(report) {
+  const verdict = report.verdict;
+  let title;
+  if (verdict.kind === "fail") {
+    const [first, ...rest] = verdict.reasons;
+    const more = rest.length > 0 ? ` (+${rest.length} more)` : "";
+    title = `Fail: ${first.subkind}: ${first.message}`;
+    return capUtf8(plainOneLine(title), CHECK_TITLE_MAX_BYTES - utf8Length(more)) + more;
+  }
+  const chain = verdict.chain.join(" > ");
+  title = report.attested ? `Pass: ${chain}` : `Pass (unattested, not evidence): ${chain}`;
+  return capUtf8(plainOneLine(title), CHECK_TITLE_MAX_BYTES);
+}
+
+// src/cli/run-command.ts
+var HELP = `usage: oracle-gate run --repo DIR --base REV --head REV --oracle DIR --oracle-hash H
+                      [--mode grade|baseline] [--log FILE]
+
+Runs the whole gate on a pull request's commits, as the action does:
+  config           the inputs and oracle.json parse; the image is pinned by digest
+  oracle-hash      the oracle directory hashes to H (oracle-gate hash DIR prints it)
+  path-policy      the PR's diff (merge base of base and head, to head) touches no denied path;
+                   hunks outside path_allow.txt are dropped
+  sealed-fixtures  fixtures/manifest.json holds at the base commit and the patch keeps to it
+  container        the pinned image, network off, applies the filtered diff at the base commit,
+                   restores the existing suite, runs it and the hidden tests
+  tests            every test passed (or is frozen by the flake ledger), exactly the tests in
+                   tests.lock ran, and the freeze budget holds
+The first Fail ends the run. Nothing in DIR is checked out at the head: the PR is read as data.
+
+  --repo DIR         git repository holding both commits
+  --base REV         the commit the PR merges into (its tip, as GitHub's merge would)
+  --head REV         the PR's head (optional in baseline mode)
+  --oracle DIR       the oracle directory
+  --oracle-hash H    its pinned hash, h1:...
+  --mode MODE        grade [default], or baseline: no diff; the existing suite must pass and
+                     the hidden tests fail at the base, else the task is quarantined. Baseline
+                     also writes tests.lock.proposed and flake_ledger.proposed.json next to the log
+  --log FILE         the oracle log [a new temporary folder's oracle.log]
+
+Standard output: the verdict as one line of compact oracle/1 JSON, then tests_hash=<sha256> on its
+own line (left out only when no test ran). Standard error: progress, stage by stage, with timings.
+
+Exit status: 0 Pass; 1 Fail; 2 bad usage (no verdict).`;
+function closingLines(report) {
+  const lines = [`verdict: ${verdictTitle(report)}`];
+  if (report.logPath) lines.push(`oracle log: ${report.logPath}`);
+  if (report.proposals) {
+    lines.push(`proposed tests.lock: ${report.proposals.testsLock}`);
+    lines.push(`proposed flake ledger: ${report.proposals.flakeLedger}`);
+  }
+  return lines;
+}
+var runCommand = {
+  name: "run",
+  summary: "run the whole gate on a PR (config, hash, policy, fixtures, container, tests)",
+  help: HELP,
+  async run(args, io) {
+    let values;
+    try {
+      ({ values } = parseArgs4({
+        args,
+        options: {
+          repo: { type: "string" },
+          base: { type: "string" },
+          head: { type: "string" },
+          oracle: { type: "string" },
+          "oracle-hash": { type: "string" },
+          mode: { type: "string" },
+          log: { type: "string" }
+        },
+        allowPositionals: false,
+        strict: true
+      }));
+    } catch (e) {
+      return usageError("run", e.message);
+    }
+    const mode = values.mode ?? "grade";
+    if (mode !== "grade" && mode !== "baseline")
+      return usageError("run", `--mode must be grade or baseline, not ${JSON.stringify(values.mode)}`);
+    const required2 = [
+      "repo",
+      "base",
+      ...mode === "grade" ? ["head"] : [],
+      "oracle",
+      "oracle-hash"
+    ];
+    for (const name of required2) if (!values[name]) return usageError("run", `--${name} is required`);
+    if (values.log === "") return usageError("run", "--log must name a file");
+    const repo = values.repo;
+    const base = await resolveCommit2(repo, values.base);
+    if (!base.ok) return usageError("run", `--base: ${base.error}`);
+    let headSha = "";
+    if (values.head) {
+      const head = await resolveCommit2(repo, values.head);
+      if (!head.ok) return usageError("run", `--head: ${head.error}`);
+      headSha = head.sha;
+    }
+    const progress = (line) => io.progress(safeLogLine(line));
+    const request = {
+      repoDir: repo,
+      baseSha: base.sha,
+      headSha,
+      oracleDir: values.oracle,
+      pinnedOracleHash: values["oracle-hash"],
+      mode,
+      ...values.log ? { logPath: values.log } : {},
+      progress
+    };
+    const report = await runGate(request);
+    for (const line of closingLines(report)) progress(line);
+    const stdout = serializeVerdict(report.verdict) + "\n" + (report.testsHash !== void 0 ? `tests_hash=${report.testsHash}
+` : "");
+    return { exitCode: countsAsPass(report) ? 0 : 1, stdout };
   }
 };
 
@@ -20097,13 +29009,6 @@ function buildProgram(program) {
   return composite;
 }
 
-// src/cli/command.ts
-var EXIT_USAGE = 2;
-function usageError(command, message) {
-  return { exitCode: EXIT_USAGE, stderr: `oracle-gate ${command}: ${message}
-` };
-}
-
 // src/cli/verdict-command.ts
 var verdictCommand = {
   name: "verdict",
@@ -20125,12 +29030,22 @@ Exit status: 0 Pass, 1 Fail, 2 input it cannot accept (one line on standard erro
     const oracle = buildProgram(input2.value.oracle_program);
     const verdict = await oracle.check(input2.value.candidate);
     const note = verdict.kind === "pass" && !oracle.attested ? "oracle-gate verdict: note: unattested pass, not evidence\n" : "";
-    return { exitCode: verdict.kind === "pass" ? 0 : 1, stdout: serializeVerdict(verdict) + "\n", stderr: note };
+    return {
+      exitCode: verdict.kind === "pass" ? 0 : 1,
+      stdout: serializeVerdict(verdict) + "\n",
+      stderr: note
+    };
   }
 };
 
 // src/cli/commands.ts
-var COMMANDS = [verdictCommand];
+var COMMANDS = [
+  verdictCommand,
+  hashCommand,
+  initCommand,
+  policyCommand,
+  runCommand
+];
 
 // src/cli/dispatch.ts
 var TOP_HELP = () => `usage: oracle-gate <command> [options]
@@ -20144,16 +29059,23 @@ Run 'oracle-gate <command> --help' for a command's options.`;
 async function dispatch(argv, io) {
   const [name, ...rest] = argv;
   if (name === void 0 || name === "--help" || name === "-h" || name === "help") {
-    return { exitCode: name === void 0 ? EXIT_USAGE : 0, [name === void 0 ? "stderr" : "stdout"]: TOP_HELP() + "\n" };
+    return {
+      exitCode: name === void 0 ? EXIT_USAGE : 0,
+      [name === void 0 ? "stderr" : "stdout"]: TOP_HELP() + "\n"
+    };
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
-    return { exitCode: EXIT_USAGE, stderr: `oracle-gate: unknown command ${JSON.stringify(name)}; try --help
-` };
+  const command2 = COMMANDS.find((c) => c.name === name);
+  if (!command2) {
+    return {
+      exitCode: EXIT_USAGE,
+      stderr: `oracle-gate: unknown command ${JSON.stringify(name)}; try --help
+`
+    };
   }
   const beforeDashes = rest.indexOf("--") === -1 ? rest : rest.slice(0, rest.indexOf("--"));
-  if (beforeDashes.includes("--help") || beforeDashes.includes("-h")) return { exitCode: 0, stdout: command.help + "\n" };
-  return command.run(rest, io);
+  if (beforeDashes.includes("--help") || beforeDashes.includes("-h"))
+    return { exitCode: 0, stdout: command2.help + "\n" };
+  return command2.run(rest, io);
 }
 
 // src/cli.ts
@@ -20166,7 +29088,9 @@ try {
   if (result.stderr) process.stderr.write(result.stderr);
   process.exitCode = result.exitCode;
 } catch (error62) {
-  process.stderr.write(`oracle-gate: internal error: ${error62 instanceof Error ? error62.message : String(error62)}
-`);
+  process.stderr.write(
+    `oracle-gate: internal error: ${error62 instanceof Error ? error62.message : String(error62)}
+`
+  );
   process.exitCode = 2;
 }
