@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { resolveCommit } from '../gate/resolve-commit.js';
+import { resolveCommit } from '../git/resolve-commit.js';
 import type { GateMode, GateReport } from '../gate/report.js';
 import { runGate, type GateRequest } from '../gate/run-gate.js';
 import { safeLogLine } from '../report/escape-log.js';

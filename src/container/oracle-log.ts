@@ -27,12 +27,13 @@ export interface OracleLogInput {
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]/g;
 
-function visible(text: string): string {
+/** Control characters as visible `\\xNN` escapes, so untrusted text cannot forge log lines. */
+export function visible(text: string): string {
   return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /** Untrusted text as quoted lines. */
-function quoted(text: string): string[] {
+export function quoted(text: string): string[] {
   const lines = text.replace(/\r\n/g, '\n').split('\n');
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines.map((line) => `  | ${visible(line)}`);

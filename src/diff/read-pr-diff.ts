@@ -1,4 +1,5 @@
 import { gitOk, runGit } from '../git/run-git.js';
+import { resolveCommit } from '../git/resolve-commit.js';
 
 /** The three commits of a PR's diff, as full object ids. */
 export interface PrRange {
@@ -14,8 +15,8 @@ export class PrRangeError extends Error {}
  * unknown name) and finds their merge base, the commit the PR's own change starts from.
  */
 export async function resolvePrRange(repoDir: string, base: string, head: string): Promise<PrRange> {
-  const resolvedBase = await resolveCommit(repoDir, base, 'base');
-  const resolvedHead = await resolveCommit(repoDir, head, 'head');
+  const resolvedBase = await resolveCommitOf(repoDir, base, 'base');
+  const resolvedHead = await resolveCommitOf(repoDir, head, 'head');
   const result = await runGit(repoDir, ['merge-base', resolvedBase, resolvedHead]);
   const mergeBase = result.stdout.toString('latin1').trim();
   if (result.exitCode !== 0 || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(mergeBase))
@@ -25,19 +26,10 @@ export async function resolvePrRange(repoDir: string, base: string, head: string
   return { base: resolvedBase, head: resolvedHead, mergeBase };
 }
 
-async function resolveCommit(repoDir: string, rev: string, role: string): Promise<string> {
-  if (rev === '' || rev.includes('\0')) throw new PrRangeError(`the ${role} revision is empty`);
-  const result = await runGit(repoDir, [
-    'rev-parse',
-    '--verify',
-    '--quiet',
-    '--end-of-options',
-    `${rev}^{commit}`,
-  ]);
-  const id = result.stdout.toString('latin1').trim();
-  if (result.exitCode !== 0 || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id))
-    throw new PrRangeError(`the ${role} ${JSON.stringify(rev)} is not a commit in ${repoDir}`);
-  return id;
+async function resolveCommitOf(repoDir: string, rev: string, role: string): Promise<string> {
+  const resolved = await resolveCommit(repoDir, rev);
+  if (!resolved.ok) throw new PrRangeError(`the ${role} ${resolved.error}`);
+  return resolved.sha;
 }
 
 /**

@@ -2,7 +2,7 @@ import { validateRunConfig, type OracleRunConfig } from '../container/run-config
 import type { OracleConfig } from '../oracle-dir/config.js';
 import { loadOracleDir } from '../oracle-dir/load.js';
 import type { GateRun } from './gate-run.js';
-import { resolveCommit } from './resolve-commit.js';
+import { resolveCommit } from '../git/resolve-commit.js';
 import { StageFailure, type StageOutcome } from './stage.js';
 
 export const CONFIG_INVALID = 'config-invalid';

@@ -1,4 +1,4 @@
-import { renderOracleLog } from '../container/oracle-log.js';
+import { quoted, renderOracleLog, visible } from '../container/oracle-log.js';
 import type { OracleRunConfig } from '../container/run-config.js';
 import { notRunResult, type OracleRunResult } from '../container/run-oracle-container.js';
 import type { Touch } from '../policy/evaluate-policy.js';
@@ -22,19 +22,6 @@ export interface GateLogInput {
   oracleDir: string;
   pinnedOracleHash: string;
   startedAt: string;
-}
-
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]/g;
-
-function visible(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
-
-function quoted(text: string): string[] {
-  const lines = text.replace(/\r\n/g, '\n').split('\n');
-  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return lines.map((line) => `  | ${visible(line)}`);
 }
 
 function section(title: string, body: string[]): string[] {

@@ -112,7 +112,9 @@ describe('readPrDiff', () => {
   ])('refuses %s as base or head', async (_what, rev) => {
     const dir = prRepository(true);
     await expect(readPrDiff(dir, rev, 'refs/heads/head')).rejects.toThrow(PrRangeError);
-    await expect(readPrDiff(dir, 'refs/heads/base', rev)).rejects.toThrow(/is not a commit|is empty/);
+    await expect(readPrDiff(dir, 'refs/heads/base', rev)).rejects.toThrow(
+      /is not a commit|is not a revision/,
+    );
     expect(existsSync('/tmp/og-read-pr-diff-pwned')).toBe(false);
   });
 

@@ -202,7 +202,7 @@ describe('oracle-gate policy', () => {
       ],
       [
         ['--repo', area.dir('not-a-repo'), '--base', 'main', '--head', 'pr', '--oracle', oracleDir()],
-        /not a commit/,
+        /not-a-repo-\d+ is not a git repository/,
       ],
       [
         ['--repo', join(repo, 'missing'), '--base', 'main', '--head', 'pr', '--oracle', oracleDir()],

@@ -1,4 +1,4 @@
-import { runGit } from '../git/run-git.js';
+import { runGit } from './run-git.js';
 
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
