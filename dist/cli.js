@@ -2884,9 +2884,9 @@ var DiffParser = class {
     let name;
     let after;
     if (buf[start] === 34) {
-      const quoted3 = this.unquote(start, end);
-      name = this.stripPrefix(quoted3.text, prefix);
-      after = quoted3.next;
+      const quoted2 = this.unquote(start, end);
+      name = this.stripPrefix(quoted2.text, prefix);
+      after = quoted2.next;
     } else {
       after = end;
       for (let i = start; i < end; i++)
@@ -2964,9 +2964,9 @@ var DiffParser = class {
   }
   headerPath(start, end, header) {
     if (this.buf[start] !== 34) return this.name(start, end);
-    const quoted3 = this.unquote(start, end);
-    if (quoted3.next !== end) this.fail(`text after the name on the "${header.trim()}" line`);
-    return quoted3.text;
+    const quoted2 = this.unquote(start, end);
+    if (quoted2.next !== end) this.fail(`text after the name on the "${header.trim()}" line`);
+    return quoted2.text;
   }
   /** Which extended header the current line is, by its first bytes. */
   extendedHeaderName(end) {
@@ -3284,12 +3284,32 @@ async function gitOk(repoDir, args, options = {}) {
   return result.stdout;
 }
 
+// src/git/resolve-commit.ts
+var OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+async function resolveCommit(repoDir, rev) {
+  if (rev === "" || rev.includes("\0") || rev.startsWith("-"))
+    return { ok: false, error: `${JSON.stringify(rev)} is not a revision` };
+  const result = await runGit(repoDir, [
+    "rev-parse",
+    "--verify",
+    "--quiet",
+    "--end-of-options",
+    `${rev}^{commit}`
+  ]);
+  const sha = result.stdout.toString("latin1").trim();
+  if (result.exitCode !== 0 || !OBJECT_ID.test(sha)) {
+    const why = /not a git repository|cannot change to/i.test(result.stderr) ? `${repoDir} is not a git repository` : `${JSON.stringify(rev)} is not a commit in ${repoDir}`;
+    return { ok: false, error: why };
+  }
+  return { ok: true, sha };
+}
+
 // src/diff/read-pr-diff.ts
 var PrRangeError = class extends Error {
 };
 async function resolvePrRange(repoDir, base, head) {
-  const resolvedBase = await resolveCommit(repoDir, base, "base");
-  const resolvedHead = await resolveCommit(repoDir, head, "head");
+  const resolvedBase = await resolveCommitOf(repoDir, base, "base");
+  const resolvedHead = await resolveCommitOf(repoDir, head, "head");
   const result = await runGit(repoDir, ["merge-base", resolvedBase, resolvedHead]);
   const mergeBase = result.stdout.toString("latin1").trim();
   if (result.exitCode !== 0 || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(mergeBase))
@@ -3298,19 +3318,10 @@ async function resolvePrRange(repoDir, base, head) {
     );
   return { base: resolvedBase, head: resolvedHead, mergeBase };
 }
-async function resolveCommit(repoDir, rev, role) {
-  if (rev === "" || rev.includes("\0")) throw new PrRangeError(`the ${role} revision is empty`);
-  const result = await runGit(repoDir, [
-    "rev-parse",
-    "--verify",
-    "--quiet",
-    "--end-of-options",
-    `${rev}^{commit}`
-  ]);
-  const id = result.stdout.toString("latin1").trim();
-  if (result.exitCode !== 0 || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id))
-    throw new PrRangeError(`the ${role} ${JSON.stringify(rev)} is not a commit in ${repoDir}`);
-  return id;
+async function resolveCommitOf(repoDir, rev, role) {
+  const resolved = await resolveCommit(repoDir, rev);
+  if (!resolved.ok) throw new PrRangeError(`the ${role} ${resolved.error}`);
+  return resolved.sha;
 }
 var PR_DIFF_OPTIONS = [
   "--binary",
@@ -26341,26 +26352,6 @@ directory, repository or diff the policy cannot be computed for (one line on sta
 // src/cli/run-command.ts
 import { parseArgs as parseArgs4 } from "node:util";
 
-// src/gate/resolve-commit.ts
-var OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-async function resolveCommit2(repoDir, rev) {
-  if (rev === "" || rev.includes("\0") || rev.startsWith("-"))
-    return { ok: false, error: `${JSON.stringify(rev)} is not a revision` };
-  const result = await runGit(repoDir, [
-    "rev-parse",
-    "--verify",
-    "--quiet",
-    "--end-of-options",
-    `${rev}^{commit}`
-  ]);
-  const sha = result.stdout.toString("latin1").trim();
-  if (result.exitCode !== 0 || !OBJECT_ID.test(sha)) {
-    const why = /not a git repository|cannot change to/i.test(result.stderr) ? `${repoDir} is not a git repository` : `${JSON.stringify(rev)} is not a commit in ${repoDir}`;
-    return { ok: false, error: why };
-  }
-  return { ok: true, sha };
-}
-
 // src/gate/run-gate.ts
 import { mkdir as mkdir4, mkdtemp as mkdtemp2, writeFile as writeFile3 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
@@ -28165,11 +28156,11 @@ async function configStage(run) {
     throw invalid(
       "the pinned oracle hash must be `h1:` and the base64 of a sha256, as `oracle-gate hash` prints it"
     );
-  const base = await resolveCommit2(request.repoDir, request.baseSha);
+  const base = await resolveCommit(request.repoDir, request.baseSha);
   if (!base.ok) throw invalid(`base: ${base.error}`);
   run.base = base.sha;
   if (request.mode === "grade" || request.headSha !== "") {
-    const head = await resolveCommit2(request.repoDir, request.headSha);
+    const head = await resolveCommit(request.repoDir, request.headSha);
     if (!head.ok) throw invalid(`head: ${head.error}`);
     run.head = head.sha;
     if (request.mode === "baseline" && head.sha !== base.sha)
@@ -28405,15 +28396,6 @@ function serializeVerdict(verdict) {
 }
 
 // src/gate/gate-log.ts
-var CONTROL2 = /[\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]/g;
-function visible2(text2) {
-  return text2.replace(CONTROL2, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
-function quoted2(text2) {
-  const lines = text2.replace(/\r\n/g, "\n").split("\n");
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  return lines.map((line) => `  | ${visible2(line)}`);
-}
 function section2(title, body) {
   return ["", `== ${title}`, ...body.length > 0 ? body : ["  (none)"]];
 }
@@ -28445,7 +28427,7 @@ function renderGateLog(input2) {
   const lines = [];
   lines.push(
     ...section2("gate verdict (oracle/1)", [
-      ...quoted2(serializeVerdict(report.verdict)),
+      ...quoted(serializeVerdict(report.verdict)),
       `  attested: ${report.attested ? "yes" : "no"}`,
       ...report.stages.map(
         (s) => `  stage ${s.id}: ${s.outcome}${s.attested === false ? " (not attested: nothing to check)" : ""}`
@@ -28455,21 +28437,21 @@ function renderGateLog(input2) {
   lines.push(
     ...section2("gate inputs", [
       "  oracle directory:",
-      ...quoted2(input2.oracleDir),
-      `  pinned oracle hash: ${visible2(input2.pinnedOracleHash)}`,
+      ...quoted(input2.oracleDir),
+      `  pinned oracle hash: ${visible(input2.pinnedOracleHash)}`,
       ...report.mergeBase ? [`  merge base: ${report.mergeBase}`] : []
     ])
   );
   lines.push(
     ...section2(
       `denied touches (${report.deniedTouches.length})`,
-      report.deniedTouches.flatMap((d) => [`  ${d.change}`, ...quoted2(`${d.path}: ${d.rule}`)])
+      report.deniedTouches.flatMap((d) => [`  ${d.change}`, ...quoted(`${d.path}: ${d.rule}`)])
     )
   );
   lines.push(
     ...section2(
       `touched paths (${input2.touched?.length ?? 0})`,
-      (input2.touched ?? []).flatMap((t) => [`  ${t.change}`, ...quoted2(t.path)])
+      (input2.touched ?? []).flatMap((t) => [`  ${t.change}`, ...quoted(t.path)])
     )
   );
   if (report.mode === "baseline")
@@ -28478,9 +28460,9 @@ function renderGateLog(input2) {
         "baseline proposals",
         report.proposals ? [
           "  tests.lock:",
-          ...quoted2(report.proposals.testsLock),
+          ...quoted(report.proposals.testsLock),
           "  flake ledger:",
-          ...quoted2(report.proposals.flakeLedger)
+          ...quoted(report.proposals.flakeLedger)
         ] : []
       )
     );
@@ -28932,11 +28914,11 @@ var runCommand = {
     for (const name of required2) if (!values[name]) return usageError("run", `--${name} is required`);
     if (values.log === "") return usageError("run", "--log must name a file");
     const repo = values.repo;
-    const base = await resolveCommit2(repo, values.base);
+    const base = await resolveCommit(repo, values.base);
     if (!base.ok) return usageError("run", `--base: ${base.error}`);
     let headSha = "";
     if (values.head) {
-      const head = await resolveCommit2(repo, values.head);
+      const head = await resolveCommit(repo, values.head);
       if (!head.ok) return usageError("run", `--head: ${head.error}`);
       headSha = head.sha;
     }

@@ -47014,7 +47014,7 @@ var init_load = __esm({
   }
 });
 
-// src/gate/resolve-commit.ts
+// src/git/resolve-commit.ts
 async function resolveCommit(repoDir, rev) {
   if (rev === "" || rev.includes("\0") || rev.startsWith("-"))
     return { ok: false, error: `${JSON.stringify(rev)} is not a revision` };
@@ -47034,7 +47034,7 @@ async function resolveCommit(repoDir, rev) {
 }
 var OBJECT_ID;
 var init_resolve_commit = __esm({
-  "src/gate/resolve-commit.ts"() {
+  "src/git/resolve-commit.ts"() {
     "use strict";
     init_run_git();
     OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -47411,14 +47411,6 @@ var init_serialize = __esm({
 });
 
 // src/gate/gate-log.ts
-function visible2(text) {
-  return text.replace(CONTROL2, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-}
-function quoted2(text) {
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  return lines.map((line) => `  | ${visible2(line)}`);
-}
 function section2(title, body) {
   return ["", `== ${title}`, ...body.length > 0 ? body : ["  (none)"]];
 }
@@ -47450,7 +47442,7 @@ function renderGateLog(input2) {
   const lines = [];
   lines.push(
     ...section2("gate verdict (oracle/1)", [
-      ...quoted2(serializeVerdict(report.verdict)),
+      ...quoted(serializeVerdict(report.verdict)),
       `  attested: ${report.attested ? "yes" : "no"}`,
       ...report.stages.map(
         (s) => `  stage ${s.id}: ${s.outcome}${s.attested === false ? " (not attested: nothing to check)" : ""}`
@@ -47460,21 +47452,21 @@ function renderGateLog(input2) {
   lines.push(
     ...section2("gate inputs", [
       "  oracle directory:",
-      ...quoted2(input2.oracleDir),
-      `  pinned oracle hash: ${visible2(input2.pinnedOracleHash)}`,
+      ...quoted(input2.oracleDir),
+      `  pinned oracle hash: ${visible(input2.pinnedOracleHash)}`,
       ...report.mergeBase ? [`  merge base: ${report.mergeBase}`] : []
     ])
   );
   lines.push(
     ...section2(
       `denied touches (${report.deniedTouches.length})`,
-      report.deniedTouches.flatMap((d) => [`  ${d.change}`, ...quoted2(`${d.path}: ${d.rule}`)])
+      report.deniedTouches.flatMap((d) => [`  ${d.change}`, ...quoted(`${d.path}: ${d.rule}`)])
     )
   );
   lines.push(
     ...section2(
       `touched paths (${input2.touched?.length ?? 0})`,
-      (input2.touched ?? []).flatMap((t) => [`  ${t.change}`, ...quoted2(t.path)])
+      (input2.touched ?? []).flatMap((t) => [`  ${t.change}`, ...quoted(t.path)])
     )
   );
   if (report.mode === "baseline")
@@ -47483,23 +47475,21 @@ function renderGateLog(input2) {
         "baseline proposals",
         report.proposals ? [
           "  tests.lock:",
-          ...quoted2(report.proposals.testsLock),
+          ...quoted(report.proposals.testsLock),
           "  flake ledger:",
-          ...quoted2(report.proposals.flakeLedger)
+          ...quoted(report.proposals.flakeLedger)
         ] : []
       )
     );
   return `${containerLog}${lines.join("\n")}
 `;
 }
-var CONTROL2;
 var init_gate_log = __esm({
   "src/gate/gate-log.ts"() {
     "use strict";
     init_oracle_log();
     init_run_oracle_container();
     init_serialize();
-    CONTROL2 = /[\x00-\x08\x0b-\x1f\x7f\u0085\u2028\u2029]/g;
   }
 });
 
@@ -48225,9 +48215,9 @@ var init_parse_git_diff = __esm({
         let name;
         let after;
         if (buf[start] === 34) {
-          const quoted3 = this.unquote(start, end);
-          name = this.stripPrefix(quoted3.text, prefix);
-          after = quoted3.next;
+          const quoted2 = this.unquote(start, end);
+          name = this.stripPrefix(quoted2.text, prefix);
+          after = quoted2.next;
         } else {
           after = end;
           for (let i = start; i < end; i++)
@@ -48305,9 +48295,9 @@ var init_parse_git_diff = __esm({
       }
       headerPath(start, end, header2) {
         if (this.buf[start] !== 34) return this.name(start, end);
-        const quoted3 = this.unquote(start, end);
-        if (quoted3.next !== end) this.fail(`text after the name on the "${header2.trim()}" line`);
-        return quoted3.text;
+        const quoted2 = this.unquote(start, end);
+        if (quoted2.next !== end) this.fail(`text after the name on the "${header2.trim()}" line`);
+        return quoted2.text;
       }
       /** Which extended header the current line is, by its first bytes. */
       extendedHeaderName(end) {
@@ -48539,8 +48529,8 @@ var init_parse_git_diff = __esm({
 
 // src/diff/read-pr-diff.ts
 async function resolvePrRange(repoDir, base, head) {
-  const resolvedBase = await resolveCommit2(repoDir, base, "base");
-  const resolvedHead = await resolveCommit2(repoDir, head, "head");
+  const resolvedBase = await resolveCommitOf(repoDir, base, "base");
+  const resolvedHead = await resolveCommitOf(repoDir, head, "head");
   const result = await runGit(repoDir, ["merge-base", resolvedBase, resolvedHead]);
   const mergeBase = result.stdout.toString("latin1").trim();
   if (result.exitCode !== 0 || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(mergeBase))
@@ -48549,19 +48539,10 @@ async function resolvePrRange(repoDir, base, head) {
     );
   return { base: resolvedBase, head: resolvedHead, mergeBase };
 }
-async function resolveCommit2(repoDir, rev, role) {
-  if (rev === "" || rev.includes("\0")) throw new PrRangeError(`the ${role} revision is empty`);
-  const result = await runGit(repoDir, [
-    "rev-parse",
-    "--verify",
-    "--quiet",
-    "--end-of-options",
-    `${rev}^{commit}`
-  ]);
-  const id = result.stdout.toString("latin1").trim();
-  if (result.exitCode !== 0 || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(id))
-    throw new PrRangeError(`the ${role} ${JSON.stringify(rev)} is not a commit in ${repoDir}`);
-  return id;
+async function resolveCommitOf(repoDir, rev, role) {
+  const resolved = await resolveCommit(repoDir, rev);
+  if (!resolved.ok) throw new PrRangeError(`the ${role} ${resolved.error}`);
+  return resolved.sha;
 }
 async function readRangeDiff(repoDir, range2, options = {}) {
   return gitOk(
@@ -48575,6 +48556,7 @@ var init_read_pr_diff = __esm({
   "src/diff/read-pr-diff.ts"() {
     "use strict";
     init_run_git();
+    init_resolve_commit();
     PrRangeError = class extends Error {
     };
     PR_DIFF_OPTIONS = [
@@ -50025,15 +50007,28 @@ var init_check_run_reporter = __esm({
         const annotations = renderAnnotations(report);
         const [first = [], ...rest] = inBatches(annotations, ANNOTATIONS_PER_REQUEST);
         const output2 = { title: verdictTitle(report), summary: summary2 };
+        const complete = (withFirst) => this.api.updateCheckRun(channel.checkRunId, {
+          status: "completed",
+          conclusion: conclusionOf(report),
+          completed_at: this.timestamp(),
+          output: withAnnotations(output2, withFirst)
+        });
         try {
-          await this.api.updateCheckRun(channel.checkRunId, {
-            status: "completed",
-            conclusion: conclusionOf(report),
-            completed_at: this.timestamp(),
-            output: withAnnotations(output2, first)
-          });
+          await complete(first);
         } catch (error63) {
-          this.problems.push(`the check run ${channel.checkRunId} could not be completed: ${describe3(error63)}`);
+          const refusedAnnotations = first.length > 0 && failedAttemptOf(error63).status === 422;
+          this.problems.push(
+            refusedAnnotations ? `check run ${channel.checkRunId} refused its annotations: ${describe3(error63)}` : `the check run ${channel.checkRunId} could not be completed: ${describe3(error63)}`
+          );
+          if (refusedAnnotations) {
+            try {
+              await complete([]);
+            } catch (again) {
+              this.problems.push(
+                `the check run ${channel.checkRunId} could not be completed: ${describe3(again)}`
+              );
+            }
+          }
           return { channel, annotationsDelivered: false, problems: [...this.problems] };
         }
         let annotationsDelivered = true;

@@ -87,15 +87,33 @@ export class CheckRunReporter {
     const annotations = renderAnnotations(report);
     const [first = [], ...rest] = inBatches(annotations, ANNOTATIONS_PER_REQUEST);
     const output = { title: verdictTitle(report), summary };
-    try {
-      await this.api.updateCheckRun(channel.checkRunId, {
+    const complete = (withFirst: CheckAnnotation[]) =>
+      this.api.updateCheckRun(channel.checkRunId, {
         status: 'completed',
         conclusion: conclusionOf(report),
         completed_at: this.timestamp(),
-        output: withAnnotations(output, first),
+        output: withAnnotations(output, withFirst),
       });
+    try {
+      await complete(first);
     } catch (error) {
-      this.problems.push(`the check run ${channel.checkRunId} could not be completed: ${describe(error)}`);
+      // GitHub validates annotations (a path it cannot place, say) and refuses the whole request
+      // with 422; the conclusion must land all the same, so it goes once more without them.
+      const refusedAnnotations = first.length > 0 && failedAttemptOf(error).status === 422;
+      this.problems.push(
+        refusedAnnotations
+          ? `check run ${channel.checkRunId} refused its annotations: ${describe(error)}`
+          : `the check run ${channel.checkRunId} could not be completed: ${describe(error)}`,
+      );
+      if (refusedAnnotations) {
+        try {
+          await complete([]);
+        } catch (again) {
+          this.problems.push(
+            `the check run ${channel.checkRunId} could not be completed: ${describe(again)}`,
+          );
+        }
+      }
       return { channel, annotationsDelivered: false, problems: [...this.problems] };
     }
     let annotationsDelivered = true;

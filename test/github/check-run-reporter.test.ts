@@ -194,6 +194,26 @@ describe('the check run, against a server that validates every request with GitH
     expect(server.violations()).toEqual([]);
   });
 
+  it('lands the conclusion without annotations when GitHub refuses them, and reports the problem', async () => {
+    const { reporter, server } = await reporterAgainst({ refuseAnnotations: { status: 422 } });
+    await reporter.start();
+    const report = emptyReport({
+      verdict: { kind: 'fail', reasons: [{ kind: 'custom', subkind: 'hidden-tests-failed', message: 'x' }] },
+      tests: [{ id: 'TestX::test_y', suite: 'hidden', status: 'failed', message: 'boom' }],
+    });
+    const result = await reporter.finish(report, renderSummary(report));
+    expect(server.requests.map((r) => [r.operationId, r.status])).toEqual([
+      ['checks/create', 201],
+      ['checks/update', 422],
+      ['checks/update', 200],
+    ]);
+    const run = [...server.checkRuns.values()][0]!;
+    expect(run).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    expect(run.annotations).toEqual([]);
+    expect(result.annotationsDelivered).toBe(false);
+    expect(result.problems).toEqual([expect.stringContaining('refused its annotations')]);
+  });
+
   it('a rate limit that outlasts the retries is a problem, not a read-only token', async () => {
     const { reporter } = await reporterAgainst({
       refuse: {

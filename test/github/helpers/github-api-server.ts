@@ -31,6 +31,8 @@ export interface ServerBehaviour {
   failFirst?: Record<string, CannedResponse[]>;
   /** Answered to every request of an operation, e.g. `checks/create: 403` for a read-only token. */
   refuse?: Record<string, CannedResponse>;
+  /** Answered to every `checks/update` that carries annotations, as GitHub answers one it cannot place. */
+  refuseAnnotations?: CannedResponse;
   /** The pull requests `pulls/get` knows. */
   pullRequests?: Record<number, { baseSha: string; headSha: string }>;
 }
@@ -117,6 +119,13 @@ export async function startGitHubApiServer(behaviour: ServerBehaviour = {}): Pro
         refused.status,
         refused.body ?? { message: 'Resource not accessible by integration' },
         refused.headers,
+      );
+    const output = (record.body as { output?: { annotations?: unknown[] } } | undefined)?.output;
+    if (behaviour.refuseAnnotations && matched.operationId === 'checks/update' && output?.annotations?.length)
+      return answer(
+        behaviour.refuseAnnotations.status,
+        behaviour.refuseAnnotations.body ?? { message: 'Validation Failed' },
+        behaviour.refuseAnnotations.headers,
       );
     const canned = failFirst[matched.operationId]?.shift();
     if (canned) return answer(canned.status, canned.body ?? { message: 'Server Error' }, canned.headers);
