@@ -27711,9 +27711,21 @@ async function writeJob(dir, request, mirrorCommit, pathspecs) {
       file2("existing-command", config2.existingSuite.command),
       file2("restore-pathspecs", pathspecs.join("\n"))
     ] : [],
-    ...request.mode === "grade" && request.diff !== void 0 ? [file2("diff.patch", request.diff)] : []
+    ...request.mode === "grade" && request.diff !== void 0 ? [file2("diff.patch", diffChunks(request.diff))] : []
   ]);
   await makeReadableByAll(dir);
+}
+function diffChunks(diff) {
+  return Buffer.isBuffer(diff) ? [diff] : diff;
+}
+function describeDiff(chunks) {
+  const hash2 = createHash4("sha256");
+  let diffBytes = 0;
+  for (const chunk of chunks) {
+    hash2.update(chunk);
+    diffBytes += chunk.length;
+  }
+  return { diffSha256: hash2.digest("hex"), diffBytes };
 }
 function suiteEvidence(records, suite, report) {
   const mine = records.filter((r) => r.kind === "suite" && r.fields.name === suite);
@@ -27752,10 +27764,7 @@ async function runOracleContainer(request) {
   if (typeof hiddenDir !== "string") return notRun(mode, failReason(SUBKIND.configInvalid, hiddenDir.error));
   const specs = restorePathspecs(config2.existingSuite?.paths ?? []);
   if ("error" in specs) return notRun(mode, failReason(SUBKIND.configInvalid, specs.error));
-  const diffInfo = request.diff === void 0 ? {} : {
-    diffSha256: createHash4("sha256").update(request.diff).digest("hex"),
-    diffBytes: request.diff.length
-  };
+  const diffInfo = request.diff === void 0 ? {} : describeDiff(diffChunks(request.diff));
   const cli = request.docker ?? dockerCli();
   const timings = [];
   const timed = async (step, work) => {
@@ -28203,7 +28212,7 @@ async function containerStage(run) {
     config: config2,
     repoDir: run.request.repoDir,
     baseSha: need(run.base, "the base commit"),
-    ...grade ? { diff: need(run.policy, "the path policy").filteredDiff } : {},
+    ...grade ? { diff: need(run.policy, "the path policy").filteredChunks } : {},
     hiddenTestsDir: need(oracle.testsDir ?? void 0, "the hidden tests folder"),
     frozen,
     progress: (line) => run.progress(line)
@@ -28528,7 +28537,7 @@ async function pathPolicyStage(run) {
     );
   }
   if (result.denied.length > 0) return { reasons: [deniedPathReason(result.denied)] };
-  if (result.filteredDiff.length === 0)
+  if (result.filteredBytes === 0)
     run.notes.push("the filtered diff is empty: the patch changes nothing the policy lets through");
   return { reasons: [] };
 }

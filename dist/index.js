@@ -25316,9 +25316,21 @@ async function writeJob(dir, request2, mirrorCommit, pathspecs) {
       file2("existing-command", config2.existingSuite.command),
       file2("restore-pathspecs", pathspecs.join("\n"))
     ] : [],
-    ...request2.mode === "grade" && request2.diff !== void 0 ? [file2("diff.patch", request2.diff)] : []
+    ...request2.mode === "grade" && request2.diff !== void 0 ? [file2("diff.patch", diffChunks(request2.diff))] : []
   ]);
   await makeReadableByAll(dir);
+}
+function diffChunks(diff) {
+  return Buffer.isBuffer(diff) ? [diff] : diff;
+}
+function describeDiff(chunks) {
+  const hash2 = createHash2("sha256");
+  let diffBytes = 0;
+  for (const chunk of chunks) {
+    hash2.update(chunk);
+    diffBytes += chunk.length;
+  }
+  return { diffSha256: hash2.digest("hex"), diffBytes };
 }
 function suiteEvidence(records, suite, report) {
   const mine = records.filter((r) => r.kind === "suite" && r.fields.name === suite);
@@ -25357,10 +25369,7 @@ async function runOracleContainer(request2) {
   if (typeof hiddenDir !== "string") return notRun(mode, failReason(SUBKIND.configInvalid, hiddenDir.error));
   const specs = restorePathspecs(config2.existingSuite?.paths ?? []);
   if ("error" in specs) return notRun(mode, failReason(SUBKIND.configInvalid, specs.error));
-  const diffInfo = request2.diff === void 0 ? {} : {
-    diffSha256: createHash2("sha256").update(request2.diff).digest("hex"),
-    diffBytes: request2.diff.length
-  };
+  const diffInfo = request2.diff === void 0 ? {} : describeDiff(diffChunks(request2.diff));
   const cli = request2.docker ?? dockerCli();
   const timings = [];
   const timed = async (step, work) => {
@@ -47200,7 +47209,7 @@ async function containerStage(run2) {
     config: config2,
     repoDir: run2.request.repoDir,
     baseSha: need(run2.base, "the base commit"),
-    ...grade ? { diff: need(run2.policy, "the path policy").filteredDiff } : {},
+    ...grade ? { diff: need(run2.policy, "the path policy").filteredChunks } : {},
     hiddenTestsDir: need(oracle.testsDir ?? void 0, "the hidden tests folder"),
     frozen,
     progress: (line) => run2.progress(line)
@@ -49119,7 +49128,7 @@ async function pathPolicyStage(run2) {
     );
   }
   if (result.denied.length > 0) return { reasons: [deniedPathReason(result.denied)] };
-  if (result.filteredDiff.length === 0)
+  if (result.filteredBytes === 0)
     run2.notes.push("the filtered diff is empty: the patch changes nothing the policy lets through");
   return { reasons: [] };
 }

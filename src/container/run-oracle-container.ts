@@ -31,8 +31,11 @@ export interface OracleRunRequest {
   repoDir: string;
   /** Full SHA of the commit the diff is applied to. */
   baseSha: string;
-  /** The filtered diff (grade mode only; baseline runs without one). */
-  diff?: Buffer;
+  /**
+   * The filtered diff (grade mode only; baseline runs without one): whole, or as its chunks in
+   * order (the path policy's filteredChunks), written out without being joined into one copy.
+   */
+  diff?: Buffer | readonly Buffer[];
   /** The oracle's `tests/` folder on the host (snapshotted into the run's folder, then mounted). */
   hiddenTestsDir: string;
   /** Test IDs the flake ledger has frozen: their failure alone does not fail the gate. */
@@ -140,7 +143,7 @@ async function writeJob(
   pathspecs: readonly string[],
 ): Promise<void> {
   await mkdir(dir, { mode: 0o755 });
-  const file = (name: string, content: string | Buffer) =>
+  const file = (name: string, content: string | Buffer | Iterable<Buffer>) =>
     writeFile(join(dir, name), content, { mode: 0o644 });
   const { config } = request;
   await Promise.all([
@@ -155,9 +158,25 @@ async function writeJob(
           file('restore-pathspecs', pathspecs.join('\n')),
         ]
       : []),
-    ...(request.mode === 'grade' && request.diff !== undefined ? [file('diff.patch', request.diff)] : []),
+    ...(request.mode === 'grade' && request.diff !== undefined
+      ? [file('diff.patch', diffChunks(request.diff))]
+      : []),
   ]);
   await makeReadableByAll(dir);
+}
+
+function diffChunks(diff: Buffer | readonly Buffer[]): readonly Buffer[] {
+  return Buffer.isBuffer(diff) ? [diff] : diff;
+}
+
+function describeDiff(chunks: readonly Buffer[]): { diffSha256: string; diffBytes: number } {
+  const hash = createHash('sha256');
+  let diffBytes = 0;
+  for (const chunk of chunks) {
+    hash.update(chunk);
+    diffBytes += chunk.length;
+  }
+  return { diffSha256: hash.digest('hex'), diffBytes };
 }
 
 function suiteEvidence(
@@ -207,13 +226,7 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
   const specs = restorePathspecs(config.existingSuite?.paths ?? []);
   if ('error' in specs) return notRun(mode, failReason(SUBKIND.configInvalid, specs.error));
 
-  const diffInfo =
-    request.diff === undefined
-      ? {}
-      : {
-          diffSha256: createHash('sha256').update(request.diff).digest('hex'),
-          diffBytes: request.diff.length,
-        };
+  const diffInfo = request.diff === undefined ? {} : describeDiff(diffChunks(request.diff));
   const cli = request.docker ?? dockerCli();
   const timings: StepTiming[] = [];
   const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {

@@ -25,7 +25,7 @@ export async function containerStage(run: GateRun): Promise<StageOutcome> {
     config,
     repoDir: run.request.repoDir,
     baseSha: need(run.base, 'the base commit'),
-    ...(grade ? { diff: need(run.policy, 'the path policy').filteredDiff } : {}),
+    ...(grade ? { diff: need(run.policy, 'the path policy').filteredChunks } : {}),
     hiddenTestsDir: need(oracle.testsDir ?? undefined, 'the hidden tests folder'),
     frozen,
     progress: (line) => run.progress(line),

@@ -56,7 +56,7 @@ export async function pathPolicyStage(run: GateRun): Promise<StageOutcome> {
     );
   }
   if (result.denied.length > 0) return { reasons: [deniedPathReason(result.denied)] };
-  if (result.filteredDiff.length === 0)
+  if (result.filteredBytes === 0)
     run.notes.push('the filtered diff is empty: the patch changes nothing the policy lets through');
   return { reasons: [] };
 }
