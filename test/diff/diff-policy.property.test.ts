@@ -64,6 +64,15 @@ function fullDiffApplies(dir: string, diff: Buffer): boolean {
 const pathKeys = (files: ReturnType<typeof parseGitDiff>) =>
   new Set(files.flatMap((f) => [f.oldPath, f.newPath]).flatMap((p) => (p ? [p.bytes.toString('hex')] : [])));
 
+/** Found by fast-check: `tab\tname` -> `tab\tname/a` at the base, a directory holding `a` at the head. */
+const SYMLINK_INTO_ITSELF_BECOMES_A_DIRECTORY: { base: Entry[]; head: Entry[] } = {
+  base: [
+    { path: Buffer.from('a'), mode: '100644', content: Buffer.from([0, 0]) },
+    { path: Buffer.from('tab\tname'), mode: '120000', content: Buffer.from('tab\tname/a') },
+  ],
+  head: [{ path: Buffer.from('tab\tname/a'), mode: '100644', content: Buffer.from([]) }],
+};
+
 describe('the diff engine and policy on generated repositories with hostile names', () => {
   it('reports exactly the paths git diff --name-status -z reports', async () => {
     await fc.assert(
@@ -106,12 +115,14 @@ describe('the diff engine and policy on generated repositories with hostile name
         const { dir, diff, files } = await build(c);
         const result = evaluatePolicy(files, EVERYTHING);
         if (!fullDiffApplies(dir, diff)) return;
-        expect(applyInWorktree(dir, 'refs/heads/fork', [result.filteredDiff])).toEqual({
-          ok: true,
-          tree: treeOf(dir, 'refs/heads/head'),
-        });
+        const applied = applyInWorktree(dir, 'refs/heads/fork', [result.filteredDiff]);
+        // In a work tree git cannot turn a symlink that points below itself into a directory
+        // ("Too many levels of symbolic links"), whatever the diff; the gate's harness applies
+        // in a work tree, so such a patch fails closed there with patch-does-not-apply.
+        if (!applied.ok && /Too many levels of symbolic links/.test(applied.error)) return;
+        expect(applied).toEqual({ ok: true, tree: treeOf(dir, 'refs/heads/head') });
       }),
-      { numRuns: Math.ceil(RUNS / 2) },
+      { numRuns: Math.ceil(RUNS / 2), examples: [[SYMLINK_INTO_ITSELF_BECOMES_A_DIRECTORY]] },
     );
   });
 
