@@ -1,0 +1,132 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runGate } from '../../src/gate/run-gate.js';
+import type { GateReport } from '../../src/gate/report.js';
+import { hashOracleDir } from '../../src/oracle-dir/hash.js';
+import { ATTACK_FAMILIES, CORPUS, expectedText, loadCorpus, type CorpusCase } from './corpus-case.js';
+import { buildCorpusRepo, type CorpusRepo } from './corpus-repo.js';
+
+/**
+ * The adversarial corpus (fixtures/attacks): every attack through the whole gate, real container
+ * included, must fail for its expected reason, and every honest patch must pass. One test runs
+ * them all and prints the table; ATTACKS=name,name runs a subset while writing a case, and
+ * ATTACK_TABLE=file also writes the table there.
+ */
+const ALL = loadCorpus();
+const only = process.env.ATTACKS?.split(',').filter(Boolean);
+const CASES = only ? ALL.filter((c) => only.includes(c.name)) : ALL;
+const PARALLEL = 3;
+
+let work: string;
+let repo: CorpusRepo;
+let oracle: { dir: string; hash: string };
+let inRepoHash: string;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'og-corpus-run-'));
+  const dir = join(work, 'oracle');
+  cpSync(join(CORPUS, 'oracle'), dir, { recursive: true });
+  const configPath = join(dir, 'oracle.json');
+  const config = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
+  writeFileSync(configPath, JSON.stringify({ ...config, image: inject('testImage') }, null, 2));
+  oracle = { dir, hash: await hashOracleDir(dir) };
+  repo = await buildCorpusRepo(CASES, dir);
+  inRepoHash = await hashOracleDir(repo.inRepoOracleDir);
+});
+
+afterAll(async () => {
+  await repo?.remove();
+  rmSync(work, { recursive: true, force: true });
+});
+
+interface Row {
+  c: CorpusCase;
+  got: string;
+  message: string;
+  ms: number;
+  ok: boolean;
+}
+
+function outcome(report: GateReport): { got: string; message: string } {
+  if (report.verdict.kind === 'pass')
+    return { got: report.attested ? 'pass' : 'pass (unattested)', message: '' };
+  const first = report.verdict.reasons[0];
+  return { got: `fail ${first?.subkind ?? '?'}`, message: first?.message ?? '' };
+}
+
+function matches(c: CorpusCase, got: string, message: string): boolean {
+  if (c.expect.verdict === 'pass') return got === 'pass';
+  return (
+    got === `fail ${c.expect.subkind}` &&
+    (c.expect.message === undefined || message.includes(c.expect.message))
+  );
+}
+
+async function runCase(c: CorpusCase): Promise<Row> {
+  const inRepo = c.setup === 'oracle-in-repo';
+  const started = performance.now();
+  const report = await runGate({
+    repoDir: repo.dir,
+    baseSha: inRepo ? repo.baseWithOracle : repo.base,
+    headSha: repo.heads.get(c.name)!,
+    oracleDir: inRepo ? repo.inRepoOracleDir : oracle.dir,
+    pinnedOracleHash: inRepo ? inRepoHash : oracle.hash,
+    mode: 'grade',
+    logPath: join(work, 'logs', c.name, 'oracle.log'),
+  });
+  const { got, message } = outcome(report);
+  return { c, got, message, ms: Math.round(performance.now() - started), ok: matches(c, got, message) };
+}
+
+async function runAll(cases: readonly CorpusCase[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < cases.length) rows.push(await runCase(cases[next++]!));
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  return rows.sort((a, b) => a.c.kind.localeCompare(b.c.kind) || a.c.name.localeCompare(b.c.name));
+}
+
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ').slice(0, 160);
+
+function table(rows: readonly Row[]): string {
+  const lines = [
+    '| | case | kind | family | expected | got | s | about |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.ok ? 'ok' : '**WRONG**'} | ${r.c.name} | ${r.c.kind} | ${r.c.family} | ${expectedText(r.c)} | ${cell(r.got)} | ${(r.ms / 1000).toFixed(1)} | ${cell(r.c.about)} |`,
+    ),
+  ];
+  const wrong = rows.filter((r) => !r.ok);
+  for (const r of wrong) lines.push('', `${r.c.name}: got ${r.got}: ${cell(r.message)}`);
+  return lines.join('\n');
+}
+
+describe('the adversarial corpus', () => {
+  it('holds at least 40 attacks covering every family, and at least 10 honest patches', () => {
+    const attacks = ALL.filter((c) => c.kind === 'attack');
+    expect(attacks.length).toBeGreaterThanOrEqual(40);
+    expect(ALL.filter((c) => c.kind === 'honest').length).toBeGreaterThanOrEqual(10);
+    expect(ATTACK_FAMILIES.filter((f) => !attacks.some((c) => c.family === f))).toEqual([]);
+    expect(attacks.filter((c) => c.expect.verdict !== 'fail').map((c) => c.name)).toEqual([]);
+    expect(ALL.filter((c) => c.kind === 'honest' && c.expect.verdict !== 'pass').map((c) => c.name)).toEqual(
+      [],
+    );
+  });
+
+  it('fails every attack for its expected reason and passes every honest patch, through the whole gate', async () => {
+    const rows = await runAll(CASES);
+    const text = table(rows);
+    console.log(`attack corpus: ${rows.filter((r) => r.ok).length}/${rows.length} as expected\n${text}`);
+    if (process.env.ATTACK_TABLE) writeFileSync(process.env.ATTACK_TABLE, `${text}\n`);
+    expect(
+      rows
+        .filter((r) => !r.ok)
+        .map((r) => `${r.c.name}: expected ${expectedText(r.c)}, got ${r.got}: ${r.message}`),
+    ).toEqual([]);
+  }, 1_800_000);
+});
