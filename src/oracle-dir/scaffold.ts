@@ -16,14 +16,14 @@ export interface ScaffoldFile {
 const ORACLE_JSON = `{
   "image": "registry.example/app-oracle@${PLACEHOLDER_DIGEST}",
   "existing_suite": {
-    "command": "python3 -m pytest -q tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
-    "paths": ["tests/**"]
+    "command": "python3 -P -m pytest -q -p no:cacheprovider -o junit_family=xunit1 tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
+    "paths": ["tests/**", "conftest.py", "**/conftest.py", "pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "sitecustomize.py", "usercustomize.py", "*.pth", "*.dist-info/**", "*.egg-info/**"]
   },
   "hidden_tests": {
-    "command": "python3 -m pytest -q oracle_tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
+    "command": "python3 -P -m pytest -q -p no:cacheprovider -o junit_family=xunit1 oracle_tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
     "dest": "oracle_tests"
   },
-  "env": {},
+  "env": { "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1" },
   "timeout_seconds": 900,
   "limits": { "memory": "2g", "cpus": 2, "pids": 512 },
   "source_date_epoch": 315532800,
@@ -65,6 +65,13 @@ the hidden tests in \`tests/\`, run \`oracle-gate hash <dir>\` and pin what it p
 - \`existing_suite\` (optional): \`command\` run by \`sh -c\` in the container, with
   \`ORACLE_REPORT_DIR\` set to the folder for its JUnit XML; \`paths\`: globs restored to their
   base-commit version before it runs [\`[]\`].
+  List the runner's configuration and anything that could replace the runner: a patch's
+  \`conftest.py\`, \`pytest.ini\`, \`sitecustomize.py\` or \`*.dist-info\` plugin is then removed
+  before each suite runs.
+- Run the runner so the checkout cannot shadow it: \`python3 -P -m pytest\` keeps the checkout off
+  the front of \`sys.path\` (otherwise a \`pytest.py\` in the patch *is* the runner); give pytest the
+  project with \`pythonpath = ["."]\` in the base's pytest configuration.
+  \`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1\` loads only the plugins the command names.
 - \`hidden_tests\` (required): \`command\` as above; \`dest\`: where \`tests/\` is copied in the
   checkout [\`oracle_tests\`], denied to the patch.
 - \`env\`: extra environment [\`{}\`]; TZ, LC_ALL, PYTHONHASHSEED, SOURCE_DATE_EPOCH, HOME,

@@ -45,7 +45,7 @@ def test_environment_is_the_gate_s_and_nothing_from_the_host():
     set_by_sh_docker_and_pytest = {"PATH", "HOSTNAME", "PWD", "SHLVL", "_", "OLDPWD", "PYTEST_CURRENT_TEST"}
     assert set(os.environ) - set_by_sh_docker_and_pytest == {
         "TZ", "LC_ALL", "PYTHONHASHSEED", "SOURCE_DATE_EPOCH", "HOME", "ORACLE_REPORT_DIR",
-        "PYTHONDONTWRITEBYTECODE", "PROBE_HOST_PORT",
+        "PYTHONDONTWRITEBYTECODE", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PROBE_HOST_PORT",
     }
     assert os.environ["TZ"] == "UTC" and time.strftime("%Z") == "UTC"
     assert os.environ["LC_ALL"] == "C.UTF-8"

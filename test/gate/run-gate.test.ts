@@ -97,7 +97,7 @@ describe('runGate with every stage passing', () => {
     expect(sent.hiddenTestsDir).toBe(join(dir, 'oracle', 'tests'));
     expect([...(sent.frozen ?? [])]).toEqual([]);
     expect(sent.config).toMatchObject({ image: IMAGE, timeoutSeconds: 60, user: '1000:1000' });
-    expect(sent.config.env).toEqual({ PYTHONDONTWRITEBYTECODE: '1' });
+    expect(sent.config.env).toEqual({ PYTHONDONTWRITEBYTECODE: '1', PYTEST_DISABLE_PLUGIN_AUTOLOAD: '1' });
 
     expect(report.diffSha256).toBe(createHash('sha256').update(sentDiff).digest('hex'));
     expect(report.oracleHash).toMatch(/^h1:/);
