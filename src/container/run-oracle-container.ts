@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GateMode } from '../gate/report.js';
@@ -15,6 +15,14 @@ import { copyHiddenTests, HiddenTestsError } from './hidden-tests-copy.js';
 import { buildMirror } from './mirror.js';
 import { makeReadableByAll } from './readable-tree.js';
 import { ensurePinnedImage } from './pinned-image.js';
+import { removeRunFolder, type ReportFolderOwner } from './remove-run-folder.js';
+import {
+  formatBytes,
+  reportFolderBreach,
+  walkReportFolder,
+  watchReportFolder,
+  type ReportFolderBreach,
+} from './report-folder-watch.js';
 import { restorePathspecs, validateRunConfig, type OracleRunConfig } from './run-config.js';
 
 /**
@@ -22,7 +30,9 @@ import { restorePathspecs, validateRunConfig, type OracleRunConfig } from './run
  * run the harness in a hardened container under a wall-clock limit, read back its status and
  * JUnit reports, and judge them. It never throws for anything a run can meet (bad config, no
  * engine, a hostile patch, a timeout): each is a FailReason in the result. The container is
- * removed on every path, and its temporary folders with it.
+ * removed on every path, and its temporary folders with it. While it runs, a watch on the report
+ * folder (the one host folder it can write) kills it as soon as the suites write past that
+ * folder's limits, so PR code cannot fill the runner's disk there.
  */
 export interface OracleRunRequest {
   mode: GateMode;
@@ -71,6 +81,11 @@ export interface OracleRunResult extends Omit<Judgement, 'exitReason'> {
   containerExitCode: number | null;
   timedOut: boolean;
   oomKilled: boolean;
+  /**
+   * Set when the report folder passed its limits (src/container/report-folder-watch.ts), during
+   * the run (the container was killed at once) or at its end; the reports were then not read.
+   */
+  reportFolderBreach?: ReportFolderBreach;
   /** The harness's status file, parsed (untrusted once PR code ran). */
   harnessStatus: StatusRecord[];
   /** The container's output, capped (head and tail kept). Untrusted. */
@@ -239,6 +254,8 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
   };
 
   const root = await mkdtemp(join(request.tmpRoot ?? tmpdir(), 'oracle-gate-'));
+  // Set once a container may have written into the report folder: who can open it up for removal.
+  let reportsOwner: ReportFolderOwner | undefined;
   const paths = {
     job: join(root, 'job'),
     mirror: join(root, 'mirror.git'),
@@ -300,6 +317,13 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
 
     const name = `oracle-gate-${randomBytes(8).toString('hex')}`;
     const dockerArgs = dockerCreateArgs({ name, imageId: image.imageId, config, hostPaths: paths });
+    reportsOwner = {
+      cli,
+      imageId: image.imageId,
+      user: config.user,
+      reports: paths.reports,
+      name: `${name}-cleanup`,
+    };
     const created = await timed('create', () => runDocker(cli, dockerArgs, { timeoutMs: 120_000 }));
     if (created.exitCode !== 0) {
       await runDocker(cli, ['rm', '--force', name], { timeoutMs: 60_000 });
@@ -315,18 +339,27 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
     }
 
     let run: DockerResult | undefined;
-    let timedOut = false;
+    let stoppedBy: 'timeout' | 'report-folder' | undefined;
+    let breach: ReportFolderBreach | undefined;
     let state = { exitCode: null as number | null, oomKilled: false };
     try {
       progress(`container: ${name} running (wall-clock limit ${config.timeoutSeconds} s)`);
       const limitMs = config.timeoutSeconds * 1000;
       let stopping: Promise<unknown> | undefined;
-      const timer = setTimeout(() => {
-        timedOut = true;
+      const stop = (why: NonNullable<typeof stoppedBy>) => {
+        if (stopping !== undefined) return;
+        stoppedBy = why;
         stopping = runDocker(cli, ['kill', name], { timeoutMs: 30_000 }).then(() =>
           runDocker(cli, ['rm', '--force', name], { timeoutMs: 60_000 }),
         );
-      }, limitMs);
+      };
+      const timer = setTimeout(() => stop('timeout'), limitMs);
+      const watch = watchReportFolder(paths.reports, {
+        onBreach: (found) => {
+          breach = found;
+          stop('report-folder');
+        },
+      });
       run = await timed('run', () =>
         runDocker(cli, ['start', '--attach', name], {
           // Past the limit the container is killed; this only bounds a CLI that hangs after that.
@@ -336,8 +369,9 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
         }),
       );
       clearTimeout(timer);
+      await watch.stop();
       await stopping;
-      if (!timedOut) {
+      if (stoppedBy === undefined) {
         // The engine's record of the exit, rather than the attached CLI's, is the one to trust.
         const inspected = await timed('inspect', () =>
           runDocker(
@@ -361,13 +395,21 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
         progress(`container: could not remove ${name}: ${stderrTail(removed)}`);
       }
     }
+    const timedOut = stoppedBy === 'timeout';
+    // The container is gone, so this last look sees all it wrote, whatever the watch missed
+    // between two walks: nothing past the limits is ever read.
+    breach ??= reportFolderBreach(await timed('report-folder', () => walkReportFolder(paths.reports)));
     progress(
       timedOut
         ? `container: ${name} passed its ${config.timeoutSeconds} s limit; killed and removed`
-        : `container: harness exited ${state.exitCode ?? 'abnormally'}`,
+        : stoppedBy === 'report-folder' && breach !== undefined
+          ? `container: ${name} killed and removed: the report folder passed its limits (${formatBytes(breach.totals.bytes)} in ${breach.totals.entries} entries at the check)`
+          : `container: harness exited ${state.exitCode ?? 'abnormally'}`,
     );
 
+    const notRead = { kind: 'invalid', error: 'not read: the report folder passed its limits' } as const;
     const collected = await timed('collect', async () => {
+      if (breach !== undefined) return { records: [], existingReport: notRead, hiddenReport: notRead };
       const statusText = await readRegularFile(join(paths.reports, 'status'), STATUS_MAX_BYTES).then(
         (b) => b.toString('utf8'),
         () => '',
@@ -387,6 +429,7 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
       exitCode: state.exitCode,
       oomKilled: state.oomKilled,
       memoryLimit: config.limits.memory,
+      ...(breach !== undefined ? { reportFolderOverLimit: breach.message } : {}),
       hidden: suiteEvidence(records, 'hidden', collected.hiddenReport),
       ...(config.existingSuite !== undefined
         ? { existing: suiteEvidence(records, 'existing', collected.existingReport) }
@@ -395,7 +438,11 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
     if (state.exitCode === HARNESS_EXIT.patchDoesNotApply || state.exitCode === HARNESS_EXIT.harnessError) {
       const detail = failedStepDetail(records, state.exitCode === HARNESS_EXIT.harnessError);
       if (detail !== undefined) evidence.detail = detail;
-    } else if (!timedOut && harnessExitReason(state.exitCode) === undefined && run !== undefined) {
+    } else if (
+      stoppedBy === undefined &&
+      harnessExitReason(state.exitCode) === undefined &&
+      run !== undefined
+    ) {
       // Not the harness's exit: the engine's or the CLI's words say why.
       evidence.detail = stderrTail(run);
     }
@@ -409,6 +456,7 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
       containerExitCode: state.exitCode,
       timedOut,
       oomKilled: state.oomKilled,
+      ...(breach !== undefined ? { reportFolderBreach: breach } : {}),
       harnessStatus: records,
       stdout: run?.stdout ?? '',
       stderr: run?.stderr ?? '',
@@ -426,6 +474,7 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
       },
     );
   } finally {
-    await rm(root, { recursive: true, force: true }).catch(() => {});
+    const removal = await removeRunFolder(root, reportsOwner);
+    if (!removal.removed) progress(`container: could not remove the run's folder ${root}: ${removal.error}`);
   }
 }

@@ -37,6 +37,11 @@ export interface RunEvidence {
   exitCode: number | null;
   oomKilled: boolean;
   memoryLimit: string;
+  /**
+   * Set when the suites wrote past the report folder's limits (the host's watch killed the run, or
+   * found it so at the end): the watch's one-line account. The reports were not read.
+   */
+  reportFolderOverLimit?: string;
   /** The harness's one-line detail for a patch that does not apply or a harness error. */
   detail?: string;
   /** Absent when the oracle has no existing suite. */
@@ -44,7 +49,8 @@ export interface RunEvidence {
   hidden: SuiteEvidence;
 }
 
-export type ExitReason = HarnessExitReason | 'timeout' | 'out-of-memory' | 'container-failed';
+export type ExitReason =
+  HarnessExitReason | 'timeout' | 'report-folder-over-limit' | 'out-of-memory' | 'container-failed';
 
 export interface Judgement {
   /** Stage 5 (`container`): the run itself failed (timeout, patch, harness, engine). */
@@ -186,6 +192,12 @@ function containerFailure(
           `the oracle run passed its wall-clock limit of ${evidence.timeoutSeconds} s; the container was killed and removed`,
         ),
       ],
+    };
+  }
+  if (evidence.reportFolderOverLimit !== undefined) {
+    return {
+      exitReason: 'report-folder-over-limit',
+      reasons: [reason(SUBKIND.reportInvalid, evidence.reportFolderOverLimit)],
     };
   }
   const harnessReason = harnessExitReason(evidence.exitCode);
