@@ -57,6 +57,13 @@ async function commitTree(dir: string, tree: Tree, parent: string, message: stri
   await gitOk(dir, ['read-tree', '--empty']);
   await gitOk(dir, ['update-index', '-z', '--index-info'], { input });
   const treeSha = (await gitOk(dir, ['write-tree'])).toString().trim();
+  // update-index skips a path git refuses (`a/../b`, `.git/x`) with a warning and exits 0.
+  const written = await readTree(dir, treeSha);
+  const refused = [...tree.keys()].filter((k) => !written.has(k));
+  if (refused.length > 0)
+    throw new Error(
+      `git refused the path(s) ${refused.map((k) => JSON.stringify(Buffer.from(k, 'base64').toString())).join(', ')} (${message})`,
+    );
   return (await gitOk(dir, [...IDENTITY, 'commit-tree', treeSha, '-p', parent, '-m', message]))
     .toString()
     .trim();
