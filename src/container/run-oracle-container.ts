@@ -398,7 +398,7 @@ export async function runOracleContainer(request: OracleRunRequest): Promise<Ora
     const timedOut = stoppedBy === 'timeout';
     // The container is gone, so this last look sees all it wrote, whatever the watch missed
     // between two walks: nothing past the limits is ever read.
-    breach ??= reportFolderBreach(await timed('report-folder', () => walkReportFolder(paths.reports)));
+    breach ??= reportFolderBreach(await timed('report-folder', async () => walkReportFolder(paths.reports)));
     progress(
       timedOut
         ? `container: ${name} passed its ${config.timeoutSeconds} s limit; killed and removed`

@@ -121,7 +121,7 @@ describe('the decision from a walk’s totals', () => {
 
 describe('walking the report folder', () => {
   it('adds up a normal run’s folder: five entries, three levels of nothing to worry about', async () => {
-    const totals = await walkReportFolder(normalReports());
+    const totals = walkReportFolder(normalReports());
     expect(totals.entries).toBe(5);
     expect(totals.depth).toBe(2);
     expect(totals.blocked).toBeUndefined();
@@ -132,7 +132,7 @@ describe('walking the report folder', () => {
   });
 
   it('finds an empty folder empty', async () => {
-    expect(await walkReportFolder(tempDir())).toEqual({ bytes: 0, entries: 0, depth: 0 });
+    expect(walkReportFolder(tempDir())).toEqual({ bytes: 0, entries: 0, depth: 0 });
   });
 
   it('counts a sparse file at its apparent size: 1 GiB that takes no disk is still no report', async () => {
@@ -140,7 +140,7 @@ describe('walking the report folder', () => {
     mkdirSync(join(dir, 'hidden'));
     writeFileSync(join(dir, 'hidden', 'junit.xml'), '');
     truncateSync(join(dir, 'hidden', 'junit.xml'), 1024 * MiB);
-    const totals = await walkReportFolder(dir);
+    const totals = walkReportFolder(dir);
     expect(totals.bytes).toBeGreaterThanOrEqual(1024 * MiB);
     expect(reportFolderBreach(totals)?.message).toMatch(/more than 65 MiB/);
   });
@@ -151,7 +151,7 @@ describe('walking the report folder', () => {
     // Decoded as text, \xff would become U+FFFD and the lstat would miss the file.
     writeFileSync(Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0xff, 0xfe])]), bytes);
     writeFileSync(join(dir, 'a\nb'), bytes);
-    const totals = await walkReportFolder(dir, SMALL);
+    const totals = walkReportFolder(dir, SMALL);
     expect(totals.blocked).toBeUndefined();
     expect(totals.bytes).toBeGreaterThan(SMALL.maxBytes);
     expect(totals.entries).toBeLessThanOrEqual(2);
@@ -165,7 +165,7 @@ describe('walking the report folder', () => {
     symlinkSync(join(outside, 'big'), join(dir, 'junit.xml'));
     symlinkSync(outside, join(dir, 'hidden'));
     symlinkSync('/', join(dir, 'root'));
-    const totals = await walkReportFolder(dir, SMALL);
+    const totals = walkReportFolder(dir, SMALL);
     expect(totals).toMatchObject({ entries: 3, depth: 1 });
     expect(totals.bytes).toBeLessThan(4096);
   });
@@ -173,14 +173,14 @@ describe('walking the report folder', () => {
   it('lstat’s a FIFO without opening it (a read would block)', async () => {
     const dir = tempDir();
     expect(spawnSync('mkfifo', [join(dir, 'junit.xml')]).status).toBe(0);
-    expect(await walkReportFolder(dir)).toEqual({ bytes: 0, entries: 1, depth: 1 });
+    expect(walkReportFolder(dir)).toEqual({ bytes: 0, entries: 1, depth: 1 });
   });
 
   it('stops at the first entry past the entry limit, without listing the rest', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'hidden'));
     for (let i = 0; i < 2000; i += 1) writeFileSync(join(dir, 'hidden', `r${i}.xml`), '');
-    const totals = await walkReportFolder(dir, SMALL);
+    const totals = walkReportFolder(dir, SMALL);
     expect(totals.entries).toBe(SMALL.maxEntries + 1);
     expect(reportFolderBreach(totals, SMALL)?.message).toMatch(/more than 100 files and folders/);
   });
@@ -189,7 +189,7 @@ describe('walking the report folder', () => {
     const dir = tempDir();
     // 1000 levels of one-letter folders: a recursive walk would be 1000 frames; the path fits PATH_MAX.
     mkdirSync(join(dir, ...Array.from({ length: 1000 }, () => 'd')), { recursive: true });
-    const totals = await walkReportFolder(dir);
+    const totals = walkReportFolder(dir);
     expect(totals).toMatchObject({ depth: REPORT_FOLDER_LIMITS.maxDepth + 1, entries: 33 });
     expect(reportFolderBreach(totals)?.message).toMatch(/nested folders more than 32 deep/);
   });
@@ -205,13 +205,13 @@ describe('walking the report folder', () => {
       name,
     ]);
     expect(made.status).toBe(0);
-    const totals = await walkReportFolder(dir, { ...REPORT_FOLDER_LIMITS, maxDepth: 64 });
+    const totals = walkReportFolder(dir, { ...REPORT_FOLDER_LIMITS, maxDepth: 64 });
     expect(totals.blocked?.code).toBe('ENAMETOOLONG');
     expect(reportFolderBreach(totals)?.message).toMatch(/could not be read \(ENAMETOOLONG\)/);
   });
 
   it('reports a missing folder as blocked: the watch never passes what it could not see', async () => {
-    const totals = await walkReportFolder(join(tempDir(), 'gone'));
+    const totals = walkReportFolder(join(tempDir(), 'gone'));
     expect(totals.blocked).toEqual({ code: 'ENOENT', depth: 0 });
   });
 
@@ -228,13 +228,24 @@ describe('walking the report folder', () => {
       dir,
     ]);
     try {
-      let sawEntries = 0;
-      for (let i = 0; i < 300; i += 1) {
-        const totals = await walkReportFolder(dir);
-        expect(totals.blocked).toBeUndefined();
-        sawEntries = Math.max(sawEntries, totals.entries);
+      // Wait for the churn to start, then walk for a second while it runs.
+      for (let waited = 0; walkReportFolder(dir).entries === 0 && waited < 200; waited += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      expect(sawEntries).toBeGreaterThan(0);
+      let walks = 0;
+      let midChurn = 0;
+      const end = performance.now() + 1000;
+      while (performance.now() < end) {
+        const totals = walkReportFolder(dir);
+        expect(totals.blocked).toBeUndefined();
+        walks += 1;
+        // All 50 folders with their file and all 50 files is 150 entries; anything between 0 and
+        // that is a walk that met the churn half way.
+        if (totals.entries > 0 && totals.entries < 150) midChurn += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(walks).toBeGreaterThan(10);
+      expect(midChurn).toBeGreaterThan(0);
     } finally {
       churn.kill('SIGKILL');
     }
@@ -249,7 +260,7 @@ describe('walking the report folder', () => {
     chmodSync(join(dir, 'hidden', 'secret'), 0o700);
     const run = await runAsOtherUser(
       `import { walkReportFolder } from './src/container/report-folder-watch.ts';
-       process.stdout.write(JSON.stringify(await walkReportFolder(process.argv[2])));`,
+       process.stdout.write(JSON.stringify(walkReportFolder(process.argv[2])));`,
       [dir],
     );
     expect(run.stderr).toBe('');
