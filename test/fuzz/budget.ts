@@ -13,7 +13,7 @@ import { afterAll } from 'vitest';
  * - FUZZ_HANG_SECONDS: how long one call into the code under test may take before it counts as a
  *   hang [60]. Generous on purpose: this catches loops that never end, it is no speed target.
  *
- * Each property prints one line, `[fuzz] <target> › <property>: <n> cases (seed <s>)`, and each
+ * Each property prints one line, `[fuzz] <target> › <property>: <n> cases (seed <s>, FUZZ_SEED=<f>)`, and each
  * file a total, so a long run's counts can be read off its output.
  */
 
@@ -150,16 +150,25 @@ export interface FuzzOptions<Ts> {
   examples?: Ts[];
 }
 
+/** Each property's own seed, from FUZZ_SEED and its name: properties over one arbitrary see different cases. */
+function propertySeed(target: string, property: string): number {
+  let hash = 0x811c9dc5;
+  for (const c of `${target} › ${property}`) hash = Math.imul(hash ^ c.codePointAt(0)!, 0x01000193);
+  return (FUZZ_SEED ^ hash) | 0;
+}
+
 function record<Ts>(target: string, property: string, details: fc.RunDetails<Ts>): void {
   const runs = details.numRuns;
   fileTotals.set(target, (fileTotals.get(target) ?? 0) + runs);
   const skips = details.numSkips > 0 ? `, ${details.numSkips} skipped` : '';
-  console.log(`[fuzz] ${target} › ${property}: ${runs} cases${skips} (seed ${FUZZ_SEED})`);
+  console.log(
+    `[fuzz] ${target} › ${property}: ${runs} cases${skips} (seed ${details.seed}, FUZZ_SEED=${FUZZ_SEED})`,
+  );
 }
 
 /**
- * Checks a property with the budget's seed and prints how many cases ran. A failure throws
- * fast-check's report (counterexample, seed and path: replay with FUZZ_SEED).
+ * Checks a property with its seed (from FUZZ_SEED and its name) and prints how many cases ran. A
+ * failure throws fast-check's report (counterexample, seed and path); the same FUZZ_SEED replays it.
  */
 export function fuzz<Ts extends [unknown, ...unknown[]]>(
   target: string,
@@ -169,7 +178,7 @@ export function fuzz<Ts extends [unknown, ...unknown[]]>(
 ): void {
   const details = fc.check(prop, {
     numRuns: options.runs,
-    seed: FUZZ_SEED,
+    seed: propertySeed(target, property),
     ...(options.examples ? { examples: options.examples } : {}),
   });
   record(target, property, details);
@@ -184,7 +193,7 @@ export async function fuzzAsync<Ts extends [unknown, ...unknown[]]>(
 ): Promise<void> {
   const details = await fc.check(prop, {
     numRuns: options.runs,
-    seed: FUZZ_SEED,
+    seed: propertySeed(target, property),
     ...(options.examples ? { examples: options.examples } : {}),
   });
   record(target, property, details);

@@ -319,6 +319,7 @@ export function randomInput(tokens: readonly Buffer[] = []): fc.Arbitrary<Buffer
 
 /** Bytes that fast-check prints as base64 in a counterexample (not as a list of numbers). */
 export function printable(bytes: Buffer): Buffer & { [fc.toStringMethod]: () => string } {
+  if (Object.hasOwn(bytes, fc.toStringMethod)) return bytes as Buffer & { [fc.toStringMethod]: () => string };
   return Object.defineProperty(bytes, fc.toStringMethod, {
     value: () => `base64:${bytes.toString('base64')}`,
   }) as Buffer & { [fc.toStringMethod]: () => string };
