@@ -118,6 +118,9 @@ check_dest_path() {
 run_suite() {
   name=$1
   dir=$REPORTS/$name
+  step=$name:run
+  # The existing suite's code may have planted this folder, read-only, to pre-empt the report.
+  [ -L "$dir" ] || chmod -R u+rwX "$dir" 2>/dev/null
   rm -rf -- "$dir" && mkdir -- "$dir" || fail_harness "cannot create the $name report folder"
   printf '==== oracle-harness: %s suite ====\n' "$name"
   note "running the $name suite"
@@ -206,9 +209,18 @@ existing_report=present
 if [ "$has_existing" = yes ]; then
   prepare_checkout existing
   run_suite existing "$existing_command"
-  # Nothing the existing suite's PR code left in /tmp ($HOME: user site-packages, caches) stays.
-  chmod -R u+rwX /tmp 2>/dev/null
-  find /tmp -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null
+  # Nothing the existing suite's PR code left anywhere it can write stays: not in /tmp ($HOME:
+  # user site-packages, caches), not beside the checkout in /work (a runner reads configuration
+  # such as conftest.py or pytest.ini from the folders above it), not in /dev/shm.
+  step=cleanup
+  for place in /tmp /work /dev/shm; do
+    [ -d "$place" ] || continue
+    chmod -R u+rwX "$place" 2>/dev/null
+    find "$place" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null
+    if [ -n "$(find "$place" -mindepth 1 -maxdepth 1 -print 2>/dev/null | head -n 1)" ]; then
+      fail_harness "cannot empty $place after the existing suite"
+    fi
+  done
   mkdir -p "$SCRATCH" || fail_harness "cannot create $SCRATCH"
 fi
 

@@ -136,7 +136,10 @@ function gradeSuite(suite: SuiteName, evidence: SuiteEvidence, frozen: ReadonlyS
   }
   const bad = report.cases.filter((c) => isBad(suite, c, frozen));
   if (bad.length > 0) {
-    const disagreement = exitCode === 0 ? ' (the suite exited 0 although its report lists failures)' : '';
+    // A runner exits 0 on skips: only a listed failure or error contradicts a zero exit.
+    const failing = bad.some((c) => c.status === 'failed' || c.status === 'error');
+    const disagreement =
+      exitCode === 0 && failing ? ' (the suite exited 0 although its report lists failures)' : '';
     return [
       reason(
         failedSubkind,

@@ -119,6 +119,14 @@ describe('judgeRun in grade mode', () => {
     expect(subkinds(evidence())).toEqual([]);
   });
 
+  it('does not call a zero exit with only skipped hidden tests a disagreement: runners exit 0 on skips', () => {
+    const hidden = suite(0, [tc('oracle_tests.h::x', 'skipped')]);
+    const [only] = judgeRun(evidence({ hidden })).testReasons;
+    expect(only?.message).toMatch(
+      /1 of 1 tests in the hidden tests did not pass: oracle_tests\.h::x \(skipped\)$/,
+    );
+  });
+
   it('lets a frozen test fail without failing the gate, and marks it', () => {
     const hidden = suite(1, [tc('oracle_tests.h::x'), tc('oracle_tests.h::flaky', 'failed')]);
     const j = judgeRun(evidence({ exitCode: 12, hidden }), new Set(['oracle_tests.h::flaky']));
