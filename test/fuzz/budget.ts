@@ -7,14 +7,15 @@ import { afterAll } from 'vitest';
 /**
  * The fuzz budget, shared by every file in test/fuzz.
  *
- * - FUZZ_RUNS: cases per property [200]. `npm test` runs the default; `npm run fuzz` a long run.
+ * - FUZZ_RUNS: cases per property [200]. `npm test` runs the default, `npm run fuzz` 50000.
  *   Properties whose cases are costly (a gate run, a spawned process) take a fraction of it.
- * - FUZZ_SEED: the fast-check seed for every property, to replay a run [a fresh one each run].
+ * - FUZZ_SEED: where every property's seed comes from [a fresh one for each test file]; set it to
+ *   the FUZZ_SEED a property printed to replay that property's cases.
  * - FUZZ_HANG_SECONDS: how long one call into the code under test may take before it counts as a
  *   hang [60]. Generous on purpose: this catches loops that never end, it is no speed target.
  *
- * Each property prints one line, `[fuzz] <target> › <property>: <n> cases (seed <s>, FUZZ_SEED=<f>)`, and each
- * file a total, so a long run's counts can be read off its output.
+ * Each property prints `[fuzz] <target> › <property>: <n> cases (seed <s>, FUZZ_SEED=<f>)` and
+ * each file a total, so a long run's counts can be read off its output.
  */
 
 function positiveInt(name: string, fallback: number): number {
