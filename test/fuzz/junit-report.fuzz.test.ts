@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +8,9 @@ import { HARNESS_EXIT } from '../../src/container/harness-protocol.js';
 import type { GateMode } from '../../src/gate/report.js';
 import { judgeRun, type ReportRead, type RunEvidence } from '../../src/results/judge-run.js';
 import { DEFAULT_JUNIT_LIMITS, parseJUnit, type JUnitParse } from '../../src/results/junit-report.js';
-import { fuzz, fuzzAsync, guard, numRuns, testTimeout } from './budget.js';
+import { readSuiteReports } from '../../src/results/read-reports.js';
+import { tempDirs } from '../gate/helpers.js';
+import { fuzz, fuzzAsync, guard, guardAsync, numRuns, testTimeout } from './budget.js';
 import { b64, mutatedSeed, randomInput } from './mutations.js';
 
 /**
@@ -254,6 +257,7 @@ class ExpatReference {
   }
 }
 
+const tempDir = tempDirs('og-fuzz-junit-');
 let expatReader: ExpatReference;
 beforeAll(async () => {
   expatReader = new ExpatReference();
@@ -338,6 +342,30 @@ describe('fuzz: the JUnit reader and the judgement', () => {
       );
     },
     testTimeout(numRuns(1), 10),
+  );
+
+  it(
+    'readSuiteReports reads a report folder as parseJUnit reads its file: parsed with the same tests, refused as invalid, or missing when empty',
+    async () => {
+      const runs = numRuns(0.25, 25);
+      const folder = join(tempDir(), 'reports');
+      mkdirSync(folder);
+      await fuzzAsync(
+        TARGET,
+        'readSuiteReports agrees with parseJUnit',
+        fc.asyncProperty(reportInput(), async (input) => {
+          writeFileSync(join(folder, 'junit.xml'), input);
+          const read = await guardAsync(`${TARGET}: readSuiteReports`, input, () => readSuiteReports(folder));
+          const parsed = parseJUnit(input);
+          if (input.length === 0) expect(read.kind).toBe('missing');
+          else if (parsed.ok)
+            expect(read).toEqual({ kind: 'parsed', cases: parsed.cases, files: ['junit.xml'] });
+          else expect(read).toEqual({ kind: 'invalid', error: `junit.xml: ${parsed.error}` });
+        }),
+        { runs },
+      );
+    },
+    testTimeout(numRuns(0.25, 25), 10),
   );
 
   it(
