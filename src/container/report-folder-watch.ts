@@ -1,4 +1,4 @@
-import { lstatSync, opendirSync, type Dir } from 'node:fs';
+import { lstatSync, opendirSync, statfsSync, type Dir } from 'node:fs';
 import { DEFAULT_JUNIT_LIMITS } from '../results/junit-report.js';
 import { CONTAINER_PATHS } from './harness-protocol.js';
 
@@ -9,8 +9,13 @@ import { CONTAINER_PATHS } from './harness-protocol.js';
  * ~100 ms the host walks the folder (lstat only, links never followed, the walk stopping as soon
  * as a limit is passed) and the first walk past a limit stops the run.
  *
- * Three parts: the limits and the decision from a walk's totals (pure), the walk (the file system
- * adapter), and the polling loop.
+ * A file the suites delete but keep open takes disk space no walk can see, until the container
+ * dies. So the watch also reads the free space of the file system the folder lives on, and stops
+ * the run once more than half of what was free at its start is gone: a PR cannot fill the disk,
+ * and a job that shares the disk would have to write as much as the disk had spare to set it off.
+ *
+ * Three parts: the limits and the decision from a walk's totals (pure), the walk and the free
+ * space (the file system adapters), and the polling loop.
  */
 
 export interface ReportFolderLimits {
@@ -20,6 +25,8 @@ export interface ReportFolderLimits {
   maxEntries: number;
   /** How deep entries may lie: `status` is at depth 1, `hidden/junit.xml` at depth 2. */
   maxDepth: number;
+  /** The share of the disk's free space at the start of the run that the run may use up. */
+  maxDiskFreeLoss: number;
 }
 
 /**
@@ -33,6 +40,7 @@ export const REPORT_FOLDER_LIMITS: ReportFolderLimits = {
   maxBytes: 2 * DEFAULT_JUNIT_LIMITS.maxBytes + 1024 * 1024,
   maxEntries: 10_000,
   maxDepth: 32,
+  maxDiskFreeLoss: 0.5,
 };
 
 export const REPORT_WATCH_INTERVAL_MS = 100;
@@ -47,6 +55,8 @@ export interface ReportFolderTotals {
    * the host cannot read it cannot measure. Only the error code and the depth: names are hostile.
    */
   blocked?: { code: string; depth: number };
+  /** Bytes free to unprivileged users on the folder's file system, at the watch's start and now. */
+  disk?: { freeAtStart: number; freeNow: number };
 }
 
 export interface ReportFolderBreach {
@@ -74,10 +84,17 @@ export function formatBytes(bytes: number): string {
   return `${text} ${unit}`;
 }
 
+function diskOverLimit(totals: ReportFolderTotals, limits: ReportFolderLimits): boolean {
+  if (totals.disk === undefined) return false;
+  const { freeAtStart, freeNow } = totals.disk;
+  return freeAtStart - freeNow > freeAtStart * limits.maxDiskFreeLoss;
+}
+
 /** True once a walk has seen enough to decide: it may stop there. */
 export function pastLimits(totals: ReportFolderTotals, limits: ReportFolderLimits): boolean {
   return (
     totals.blocked !== undefined ||
+    diskOverLimit(totals, limits) ||
     totals.bytes > limits.maxBytes ||
     totals.entries > limits.maxEntries ||
     totals.depth > limits.maxDepth
@@ -100,6 +117,9 @@ export function reportFolderBreach(
   } else if (totals.blocked !== undefined) {
     const { code, depth } = totals.blocked;
     why = `the host could not check the size of ${WHERE}: an entry ${depth} level(s) down could not be read (${code}), so it could hide any amount of data; ${stopped}. The suites must leave the folders they make there readable`;
+  } else if (totals.disk !== undefined && diskOverLimit(totals, limits)) {
+    const { freeAtStart, freeNow } = totals.disk;
+    why = `free space on the runner's disk that holds ${WHERE} fell from ${formatBytes(freeAtStart)} to ${formatBytes(freeNow)} while the suites ran, though the folder holds only ${formatBytes(totals.bytes)}: the suites may be writing to files they deleted and keep open; ${stopped} before the disk fills up`;
   }
   return why === undefined ? undefined : { message: why, totals };
 }
@@ -171,12 +191,23 @@ export function walkReportFolder(
   return totals;
 }
 
+/** Bytes free to unprivileged users on the file system holding `dir`; undefined if unknown. */
+export function diskFree(dir: string): number | undefined {
+  try {
+    const fs = statfsSync(dir);
+    return fs.bavail * (fs.frsize || fs.bsize);
+  } catch {
+    return undefined;
+  }
+}
+
 export interface ReportFolderWatchOptions {
   limits?: ReportFolderLimits;
   intervalMs?: number;
   /** Called once, from the first walk past a limit; the watch then ends. */
   onBreach: (breach: ReportFolderBreach) => void;
   walk?: (dir: string, limits: ReportFolderLimits) => ReportFolderTotals | Promise<ReportFolderTotals>;
+  freeSpace?: (dir: string) => number | undefined;
 }
 
 export interface ReportFolderWatch {
@@ -195,6 +226,9 @@ export function watchReportFolder(dir: string, options: ReportFolderWatchOptions
   const limits = options.limits ?? REPORT_FOLDER_LIMITS;
   const intervalMs = options.intervalMs ?? REPORT_WATCH_INTERVAL_MS;
   const walk = options.walk ?? walkReportFolder;
+  const freeSpace = options.freeSpace ?? diskFree;
+  // Read now, before the container starts writing.
+  const freeAtStart = freeSpace(dir);
   let stopped = false;
   let breach: ReportFolderBreach | undefined;
   let walks = 0;
@@ -217,6 +251,9 @@ export function watchReportFolder(dir: string, options: ReportFolderWatchOptions
       } catch (error) {
         totals = { bytes: 0, entries: 0, depth: 0, blocked: { code: errorCode(error), depth: 0 } };
       }
+      const freeNow = freeSpace(dir);
+      if (freeAtStart !== undefined && freeNow !== undefined)
+        totals = { ...totals, disk: { freeAtStart, freeNow } };
       walks += 1;
       walkMs += performance.now() - started;
       breach = reportFolderBreach(totals, limits);

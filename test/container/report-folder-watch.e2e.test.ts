@@ -13,10 +13,11 @@ const tempDir = tempDirs('og-report-fill-');
 
 /**
  * PR code that fills the report folder, the one host folder the container can write, through the
- * real engine: the host's watch kills the container once the folder passes its limits, the run is
- * a Fail report-invalid, and nothing is left behind. Every writer stops itself (at 1 GiB, or at
- * 100,000 files) and then sleeps, so a broken watch can neither fill the disk nor pass: the
- * wall-clock limit would end the run as a timeout.
+ * real engine: the host's watch kills the container once the folder passes its limits (or the
+ * disk under it loses half its free space to a file deleted but kept open), the run is a Fail
+ * report-invalid, and nothing is left behind. Every writer stops itself (at 1 GiB, 100,000 files,
+ * 700 MiB) and then sleeps, so a broken watch can neither fill the disk nor pass: the wall-clock
+ * limit would end the run as a timeout.
  */
 let repo: SampleRepo;
 let config: OracleRunConfig;
@@ -67,12 +68,15 @@ function measure(tmpRoot: string): Held | undefined {
   return { bytes, entries };
 }
 
-async function fillRun(command: string): Promise<{ result: OracleRunResult; held?: Held; tmpRoot: string }> {
-  const tmpRoot = tempDir();
+async function fillRun(
+  command: string,
+  tmpRoot = tempDir(),
+  overrides: Partial<OracleRunConfig> = {},
+): Promise<{ result: OracleRunResult; held?: Held; tmpRoot: string }> {
   let held: Held | undefined;
   const result = await runOracleContainer({
     mode: 'grade',
-    config: { ...config, existingSuite: { command, paths: config.existingSuite?.paths ?? [] } },
+    config: { ...config, ...overrides, existingSuite: { command, paths: config.existingSuite?.paths ?? [] } },
     repoDir: repo.dir,
     baseSha: repo.base,
     diff: await repo.diff('honest'),
@@ -156,6 +160,45 @@ with open(os.path.join(d, "fill"), "wb") as f:
     expect(result.reasons[0]?.message).toMatch(/^the suites wrote more than 65 MiB/);
     expect(result.outcomes).toEqual([]);
     expect(readdirSync(tmpRoot)).toEqual([]);
+  }, 180_000);
+
+  it('holding a deleted file open is killed once half the disk’s free space is gone, though the folder stays empty', async () => {
+    // The run's folder on a 768 MiB tmpfs of its own: the writer stops itself at 700 MiB (and
+    // holds the file open), which is past half of what is free there but cannot fill it.
+    const disk = tempDir();
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=768m,mode=1777', 'tmpfs', disk]);
+    try {
+      const unlinked = String.raw`python3 -c '
+import os, time
+p = os.path.join(os.environ["ORACLE_REPORT_DIR"], "fill")
+f = open(p, "wb", buffering=0)
+os.unlink(p)
+for i in range(700):
+    f.write(b"x" * (1 << 20))
+print("the writer stopped itself at 700 MiB", flush=True)
+time.sleep(600)
+'`;
+      // The tmpfs pages count against the container's memory: give it room past the 700 MiB.
+      const { result, held, tmpRoot } = await fillRun(unlinked, disk, {
+        limits: { ...config.limits, memory: '2g' },
+      });
+      expect(result.reasons.map((r) => r.subkind)).toEqual(['report-invalid']);
+      expect(result.reasons[0]?.message).toMatch(
+        /^free space on the runner's disk that holds the report folder \(\/oracle\/reports\) fell from [0-9.]+ MiB to [0-9.]+ MiB while the suites ran, though the folder holds only [0-9.]+ KiB: the suites may be writing to files they deleted and keep open; the run was stopped before the disk fills up$/,
+      );
+      expect(result.exitReason).toBe('report-folder-over-limit');
+      const seen = result.reportFolderBreach?.totals.disk;
+      expect(seen?.freeAtStart).toBeGreaterThan(700 * 1024 * 1024);
+      expect(seen?.freeNow).toBeLessThan((seen?.freeAtStart ?? 0) / 2);
+      // Nothing of it was in the folder: no walk could have seen it.
+      expect(held?.bytes).toBeLessThan(1024 * 1024);
+      expectGone(result, tmpRoot);
+      console.info(
+        `disk free at the walk that stopped it: ${formatBytes(seen?.freeNow ?? 0)} of ${formatBytes(seen?.freeAtStart ?? 0)}`,
+      );
+    } finally {
+      execFileSync('umount', [disk]);
+    }
   }, 180_000);
 
   it('as an unprivileged host user, leaves nothing behind though the suite locked a folder (mode 000) before the kill', async () => {

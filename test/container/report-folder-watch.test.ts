@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  diskFree,
   formatBytes,
   pastLimits,
   REPORT_FOLDER_LIMITS,
@@ -20,7 +21,8 @@ import { tempDirs } from './temp-dirs.js';
 
 const tempDir = tempDirs('og-report-watch-');
 const MiB = 1024 * 1024;
-const SMALL: ReportFolderLimits = { maxBytes: 1 * MiB, maxEntries: 100, maxDepth: 8 };
+const GiB = 1024 * MiB;
+const SMALL: ReportFolderLimits = { maxBytes: 1 * MiB, maxEntries: 100, maxDepth: 8, maxDiskFreeLoss: 0.5 };
 
 /** What a normal run leaves: the status file and one JUnit report per suite. */
 function normalReports(): string {
@@ -34,8 +36,13 @@ function normalReports(): string {
 }
 
 describe('the report folder limits', () => {
-  it('are both suites’ JUnit read budgets plus 1 MiB, 10,000 entries, 32 levels', () => {
-    expect(REPORT_FOLDER_LIMITS).toEqual({ maxBytes: 65 * MiB, maxEntries: 10_000, maxDepth: 32 });
+  it('are both suites’ JUnit read budgets plus 1 MiB, 10,000 entries, 32 levels, half the free disk', () => {
+    expect(REPORT_FOLDER_LIMITS).toEqual({
+      maxBytes: 65 * MiB,
+      maxEntries: 10_000,
+      maxDepth: 32,
+      maxDiskFreeLoss: 0.5,
+    });
   });
 
   it('write sizes the way a maintainer reads them', () => {
@@ -85,6 +92,22 @@ describe('the decision from a walk’s totals', () => {
     );
   });
 
+  it('lets the run use up to half the disk’s free space, and stops it past that, naming both figures', () => {
+    const disk = (freeNow: number) => ({
+      bytes: 20 * 1024,
+      entries: 5,
+      depth: 2,
+      disk: { freeAtStart: 10 * GiB, freeNow },
+    });
+    expect(reportFolderBreach(disk(5 * GiB))).toBeUndefined();
+    expect(reportFolderBreach(disk(12 * GiB))).toBeUndefined();
+    expect(reportFolderBreach(disk(5 * GiB - 1))?.message).toBe(
+      "free space on the runner's disk that holds the report folder (/oracle/reports) fell from 10 GiB to 5 GiB " +
+        'while the suites ran, though the folder holds only 20 KiB: the suites may be writing to files they deleted ' +
+        'and keep open; the run was stopped before the disk fills up',
+    );
+  });
+
   it('names the byte limit first when several are passed, and carries the totals', () => {
     const totals = { bytes: 2 * 65 * MiB, entries: 20_000, depth: 40, blocked: { code: 'EIO', depth: 3 } };
     const breach = reportFolderBreach(totals);
@@ -99,6 +122,7 @@ describe('the decision from a walk’s totals', () => {
         entries: fc.nat({ max: 30_000 }),
         depth: fc.nat({ max: 100 }),
         blocked: fc.record({ code: fc.constantFrom('EACCES', 'ENAMETOOLONG', 'EIO'), depth: fc.nat(64) }),
+        disk: fc.record({ freeAtStart: fc.nat({ max: 100 * GiB }), freeNow: fc.nat({ max: 100 * GiB }) }),
       },
       { requiredKeys: ['bytes', 'entries', 'depth'] },
     );
@@ -109,6 +133,9 @@ describe('the decision from a walk’s totals', () => {
         expect(breach !== undefined).toBe(pastLimits(t, REPORT_FOLDER_LIMITS));
         const grown = {
           ...t,
+          ...(t.disk !== undefined
+            ? { disk: { ...t.disk, freeNow: Math.max(0, t.disk.freeNow - g.bytes) } }
+            : {}),
           bytes: t.bytes + g.bytes,
           entries: t.entries + g.entries,
           depth: t.depth + g.depth,
@@ -272,6 +299,19 @@ describe('walking the report folder', () => {
   });
 });
 
+describe('the free space', () => {
+  it('is what an unprivileged user may still write on the folder’s file system, or undefined', () => {
+    const dir = tempDir();
+    const free = diskFree(dir);
+    expect(free).toBeGreaterThan(0);
+    // df's figure, in 1K blocks (other writers on the machine move it a little).
+    const df = spawnSync('df', ['--output=avail', '-B1', dir], { encoding: 'utf8' });
+    const available = Number(df.stdout.trim().split('\n')[1]);
+    expect(Math.abs((free ?? 0) - available)).toBeLessThan(GiB);
+    expect(diskFree(join(dir, 'gone'))).toBeUndefined();
+  });
+});
+
 describe('the watch', () => {
   it('stops at once when the folder grows past a limit, and reports it once', async () => {
     const dir = normalReports();
@@ -298,6 +338,35 @@ describe('the watch', () => {
     expect(walks).toBeGreaterThan(1);
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(watch.walks).toBe(walks);
+  });
+
+  it('stops the run once half the disk’s free space at its start is gone, though the folder stays small', async () => {
+    const dir = normalReports();
+    const free = [10 * GiB, 9 * GiB, 7 * GiB, 4 * GiB];
+    const seen: ReportFolderBreach[] = [];
+    const watch = watchReportFolder(dir, {
+      intervalMs: 1,
+      onBreach: (b) => seen.push(b),
+      freeSpace: () => free.shift() ?? 1,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const breach = await watch.stop();
+    expect(seen).toEqual([breach]);
+    expect(watch.walks).toBe(3);
+    expect(breach?.totals.disk).toEqual({ freeAtStart: 10 * GiB, freeNow: 4 * GiB });
+    expect(breach?.message).toMatch(
+      /fell from 10 GiB to 4 GiB while the suites ran, though the folder holds only/,
+    );
+  });
+
+  it('goes on without the disk check where the free space cannot be read', async () => {
+    const watch = watchReportFolder(normalReports(), {
+      intervalMs: 1,
+      onBreach: () => expect.unreachable(),
+      freeSpace: () => undefined,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await watch.stop()).toBeUndefined();
   });
 
   it('fails closed when a walk throws', async () => {
