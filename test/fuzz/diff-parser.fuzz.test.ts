@@ -7,7 +7,7 @@ import { DiffParseError, parseGitDiff } from '../../src/diff/parse-git-diff.js';
 import { bytesToPathText, type DiffPath } from '../../src/diff/path-text.js';
 import { readPrDiff } from '../../src/diff/read-pr-diff.js';
 import { deniedPathReason } from '../../src/policy/denied-path-reason.js';
-import { evaluatePolicy, type PathPolicy } from '../../src/policy/evaluate-policy.js';
+import { concatSections, evaluatePolicy, type PathPolicy } from '../../src/policy/evaluate-policy.js';
 import { repoCase } from '../diff/helpers/arbitraries.js';
 import { git, importCommits, initRepo, scratch, type Entry } from '../diff/helpers/git-fixture.js';
 import { fuzz, guard, numRuns, testTimeout } from './budget.js';
@@ -81,6 +81,8 @@ const TOKENS = [
 const RAW_CR_IN_NAME = 'ZGlmZiAtLWdpdCBhL3gNIGIveA0KLS0tIGEveA0KKysrIGIveA0KQEAgLTEgKzEgQEAKLWEKK2IK';
 const CORRUPT_BINARY_PATCH =
   'ZGlmZiAtLWdpdCBhL2EgYi9hCm5ldyBmaWxlIG1vZGUgMTAwNjQ0Ci0tLSAvZGV2L251bGwKKysrIGIvYQpAQCAtMCwwICsxIEBACit4CmRpZmYgLS1naXQgYS9iIGIvYgppbmRleCAwMTIzNDU2Li44OWFiY2RlIDEwMDY0NApHSVQgYmluYXJ5IHBhdGNoCmxpdGVyYWwgNgoKbGl0ZXJhbCAwCkhjbVY/ZDAwMDAxCgpkaWZmIC0tZ2l0IGEvYyBiL2MKbmV3IGZpbGUgbW9kZSAxMDA2NDQKLS0tIC9kZXYvbnVsbAorKysgYi9jCkBAIC0wLDAgKzEgQEAKK3kK';
+const BINARY_PATCH_WITHOUT_BLOCK =
+  'ZGlmZiAtLWdpdCBhL2EgYi9hCm5ldyBmaWxlIG1vZGUgMTAwNjQ0Ci0tLSAvZGV2L251bGwKKysrIGIvYQpAQCAtMCwwICsxIEBACit4CmRpZmYgLS1naXQgYS9iIGIvYgpvbGQgbW9kZSAxMDA2NDQKbmV3IG1vZGUgMTAwNzU1CkdJVCBiaW5hcnkgcGF0Y2gK';
 const RAW_BYTE_AFTER_BACKSLASH = Buffer.from('diff --git "a/\\\r" b/x\n', 'latin1');
 const example = (base64: string): Mutated => ({
   seed: -1,
@@ -230,7 +232,7 @@ describe('fuzz: the diff parser', () => {
   );
 
   it(
-    'the policy takes every accepted diff without throwing: allow-all keeps it byte for byte, a strict policy gives actionable denials',
+    'the policy takes every accepted diff without throwing: allow-all keeps every section with a safe path byte for byte, a strict policy gives actionable denials',
     () => {
       const runs = numRuns(1);
       fuzz(
@@ -242,7 +244,15 @@ describe('fuzz: the diff parser', () => {
           const all = guard(`${TARGET}: evaluatePolicy`, input, () =>
             evaluatePolicy(parsed.files, EVERYTHING),
           );
-          expect(all.filteredDiff.equals(input)).toBe(true);
+          // Allow-all keeps every section but those whose path is unsafe (empty, `.`, `..` or
+          // `.git` components), which are denied whatever the policy says.
+          expect(all.dropped).toEqual([]);
+          for (const d of all.denied) expect(d.rule, `base64 ${b64(input)}`).toBe('unsafe path');
+          expect(
+            all.filteredDiff.equals(concatSections(parsed.files.filter((f) => !all.deniedFiles.includes(f)))),
+            `allow-all changed the bytes it kept; base64 ${b64(input)}`,
+          ).toBe(true);
+          if (all.denied.length === 0) expect(all.filteredDiff.equals(input)).toBe(true);
           const strict = guard(`${TARGET}: evaluatePolicy`, input, () =>
             evaluatePolicy(parsed.files, STRICT),
           );
@@ -299,12 +309,14 @@ describe('fuzz: the diff parser', () => {
             reverse: reverse.entries[i]?.name.toString('hex'),
             counts: e.counts,
           }));
-          if (theirs.length < ours.length && forward.stderr.includes('corrupt binary patch')) {
-            // git (2.39) stops reading at a binary patch it cannot decode, says "error: corrupt
-            // binary patch" and still exits 0, with only the sections before it read (git apply
-            // applies those and no more). The parser checks a binary patch's line shapes, not
-            // its contents, so it takes such a diff. What git applies is then a prefix of what
-            // the policy judged: never a path the policy did not see. Reported to the lead.
+          if (theirs.length < ours.length && /(corrupt|unrecognized) binary patch/.test(forward.stderr)) {
+            // KNOWN (reported to the lead): git (2.39) stops reading at a binary patch it cannot
+            // decode ("error: corrupt binary patch") or find ("error: unrecognized binary patch")
+            // and still exits 0, with only the sections before it read: git apply --check passes
+            // and git apply applies those and no more. The parser checks a binary patch's line
+            // shapes, not its contents, and takes a `GIT binary patch` line with no block at the
+            // end of the diff. What git applies is then a prefix of what the policy judged:
+            // never a path the policy did not see, but less than the patch the gate reports.
             expect(parsed.files[theirs.length]!.binary).toBe(true);
             expect(theirs, `git apply reads a different prefix; base64 ${b64(input)}`).toEqual(
               ours.slice(0, theirs.length),
@@ -335,7 +347,14 @@ describe('fuzz: the diff parser', () => {
               ).toBe(true);
           });
         }),
-        { runs, examples: [[example(RAW_CR_IN_NAME)], [example(CORRUPT_BINARY_PATCH)]] },
+        {
+          runs,
+          examples: [
+            [example(RAW_CR_IN_NAME)],
+            [example(CORRUPT_BINARY_PATCH)],
+            [example(BINARY_PATCH_WITHOUT_BLOCK)],
+          ],
+        },
       );
       const shortest = (list: string[]) =>
         list.length > 0 ? `; the shortest: base64 ${list.sort((a, b) => a.length - b.length)[0]}` : '';
@@ -344,7 +363,7 @@ describe('fuzz: the diff parser', () => {
       );
       console.log(
         `[fuzz] ${TARGET}: git agreed on ${agreed} accepted diffs, refused ${gitRefused}, ` +
-          `stopped early at a corrupt binary patch (exit 0) on ${gitStoppedEarly.length}${shortest(gitStoppedEarly)}`,
+          `stopped early at a binary patch it could not read (exit 0, KNOWN) on ${gitStoppedEarly.length}${shortest(gitStoppedEarly)}`,
       );
     },
     testTimeout(numRuns(0.25, 20), 40),
