@@ -185,8 +185,12 @@ prepare_checkout() {
     step=$phase:apply
     t0=$(now_ms)
     if [ -s "$JOB/diff.patch" ]; then
+      # git apply can stop at a binary patch it cannot read and still exit 0, having applied only
+      # the sections before it: any error it prints fails the step too.
       if ! g -C "$WORK" apply --check --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err" ||
-        ! g -C "$WORK" apply --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err"; then
+        grep -q '^error:' "$SCRATCH/apply.err" ||
+        ! g -C "$WORK" apply --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err" ||
+        grep -q '^error:' "$SCRATCH/apply.err"; then
         head -c 65536 "$SCRATCH/apply.err" >&2
         record "step name=$step rc=1 ms=$(($(now_ms) - t0)) detail=$(one_line <"$SCRATCH/apply.err")"
         finish "$EXIT_PATCH" patch-does-not-apply

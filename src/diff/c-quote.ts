@@ -50,7 +50,9 @@ export function unquoteC(buf: Buffer, start: number, end: number): { bytes: Buff
       out[length++] = ((e - 0x30) << 6) | ((d1 - 0x30) << 3) | (d2 - 0x30);
       i += 4;
     } else {
-      throw new QuoteError(`unknown escape \\${String.fromCharCode(e)} in quoted name`);
+      // The byte is hostile: name it printable, or by its octal value.
+      const shown = e > 0x20 && e < 0x7f ? String.fromCharCode(e) : e.toString(8).padStart(3, '0');
+      throw new QuoteError(`unknown escape \\${shown} in quoted name`);
     }
   }
   throw new QuoteError('quoted name has no closing quote');

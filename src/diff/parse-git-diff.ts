@@ -177,8 +177,15 @@ class DiffParser {
   /** Lossless path text of buf[start, end). */
   private name(start: number, end: number): string {
     const { buf } = this;
-    for (let i = start; i < end; i++) if (buf[i]! >= 0x80) return bytesToPathText(buf, start, end);
-    return buf.toString('latin1', start, end);
+    let high = false;
+    for (let i = start; i < end; i++) {
+      const c = buf[i]!;
+      // git quotes every name holding one, and git apply ends an unquoted name at a CR: taken
+      // as part of the name, a path the policy judged would differ from the one applied.
+      if (c < 0x20 || c === 0x7f) this.fail('an unquoted name holds a control character (git quotes those)');
+      if (c >= 0x80) high = true;
+    }
+    return high ? bytesToPathText(buf, start, end) : buf.toString('latin1', start, end);
   }
 
   private section(): FileChange {
@@ -534,18 +541,24 @@ class DiffParser {
   /** `literal N` or `delta N` blocks of base85 lines, each block ending with an empty line. */
   private binaryPatch(): void {
     for (let block = 0; block < 2; block++) {
-      if (this.pos >= this.buf.length) break;
+      // git apply stops at a binary patch it cannot read yet exits 0, having applied only the
+      // sections before it: every block must be whole, and the first must be there.
+      if (this.pos >= this.buf.length) {
+        if (block === 0) this.fail('expected "literal" or "delta" after "GIT binary patch"');
+        break;
+      }
       const end = this.eol();
       if (!BINARY_BLOCK.test(this.text(this.pos, end))) {
         if (block === 0) this.fail('expected "literal" or "delta" after "GIT binary patch"');
         break;
       }
       this.next(end);
-      for (;;) {
+      for (let lines = 0; ; lines++) {
         if (this.pos >= this.buf.length) this.fail('the diff ends inside a binary patch');
         const lineEnd = this.buf.indexOf(0x0a, this.pos);
         const length = lineEnd - this.pos;
         if (length === 0) {
+          if (lines === 0) this.fail('a binary patch block holds no data');
           this.next(lineEnd);
           break;
         }

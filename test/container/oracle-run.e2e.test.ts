@@ -99,6 +99,31 @@ describe('the oracle run in grade mode', () => {
     expect(result.containerExitCode).toBe(10);
   });
 
+  it('fails a diff that git apply stops reading at a corrupt binary patch, although git exits 0', async () => {
+    // git applies x.txt, prints "error: corrupt binary patch" and exits 0 without z.txt: the
+    // patch tested would be less than the patch judged.
+    const diff = Buffer.from(
+      [
+        ...['diff --git a/x.txt b/x.txt', 'new file mode 100644', '--- /dev/null', '+++ b/x.txt'],
+        ...['@@ -0,0 +1 @@', '+x', 'diff --git a/y.bin b/y.bin', 'new file mode 100644'],
+        ...['index 0000000..89abcde', 'GIT binary patch', 'literal 6', 'HcmV?d00001', ''],
+        ...['literal 0', 'HcmV?d00001', '', 'diff --git a/z.txt b/z.txt', 'new file mode 100644'],
+        ...['--- /dev/null', '+++ b/z.txt', '@@ -0,0 +1 @@', '+z', ''],
+      ].join('\n'),
+    );
+    const result = await runOracleContainer({
+      mode: 'grade',
+      config,
+      repoDir: repo.dir,
+      baseSha: repo.base,
+      diff,
+      hiddenTestsDir: join(SAMPLE, 'oracle', 'tests'),
+    });
+    expect(subkinds(result)).toEqual(['patch-does-not-apply']);
+    expect(result.reasons[0]?.message).toMatch(/corrupt binary patch/);
+    expect(result.outcomes).toEqual([]);
+  });
+
   it('runs the base version of an existing test that the patch edited, and fails the patch', async () => {
     const result = await grade('edits-existing-test');
     expect(subkinds(result)).toEqual(['existing-suite-failed']);

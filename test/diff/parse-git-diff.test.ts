@@ -419,6 +419,28 @@ describe('parseGitDiff: refusing what it cannot be sure of', () => {
     expect(parseError(bytes).message).toMatch(message);
   });
 
+  it('a control byte in an unquoted name (git quotes those; git apply would end the name at a CR)', () => {
+    const e = parseError(Buffer.from('diff --git a/x\r b/x\r\n--- a/x\r\n+++ b/x\r\n@@ -1 +1 @@\n-a\n+b\n'));
+    expect(e.message).toBe(
+      'cannot parse the diff at line 1: an unquoted name holds a control character (git quotes those)',
+    );
+  });
+
+  it('a binary patch with no block, or a block with no data (git apply would stop there and exit 0)', () => {
+    const binary = (...lines: string[]) =>
+      diff('diff --git a/y b/y', `index ${A}..${B} 100644`, 'GIT binary patch', ...lines);
+    expect(parseError(binary()).message).toMatch(/expected "literal" or "delta"/);
+    expect(parseError(binary('literal 6', '', 'literal 0', 'HcmV?d00001', '')).message).toMatch(
+      /binary patch block holds no data/,
+    );
+  });
+
+  it('an unknown escape in a quoted name is named without its raw byte', () => {
+    expect(parseError(Buffer.from('diff --git "a/\\\r" b/x\n', 'latin1')).message).toBe(
+      'cannot parse the diff at line 1: unknown escape \\015 in quoted name',
+    );
+  });
+
   it('a diff that does not end with a newline', () => {
     const e = parseError(Buffer.from('diff --git a/x b/x\nold mode 100644\nnew mode 100755'));
     expect(e.message).toMatch(/does not end with a newline/);
