@@ -182,6 +182,16 @@ function statusReasons(evidence: RunEvidence): FailReason[] {
   ];
 }
 
+/**
+ * The suite the kernel's OOM killer took down: one that ended on SIGKILL (status 137) in a run the
+ * engine marks OOMKilled. Its missing report is a consequence; the memory limit is the reason.
+ */
+function killedSuite(evidence: RunEvidence): SuiteName | undefined {
+  if (evidence.existing?.exitCode === 137) return 'existing';
+  if (evidence.hidden.exitCode === 137) return 'hidden';
+  return undefined;
+}
+
 /** Stage-5 reasons from the container's exit alone; undefined when the harness ran both suites. */
 function containerFailure(
   evidence: RunEvidence,
@@ -217,6 +227,18 @@ function containerFailure(
     return {
       exitReason: harnessReason,
       reasons: [reason(SUBKIND.harnessError, `the harness could not prepare the checkout${detail}`)],
+    };
+  }
+  const killed = killedSuite(evidence);
+  if (evidence.oomKilled && killed !== undefined) {
+    return {
+      exitReason: 'out-of-memory',
+      reasons: [
+        reason(
+          SUBKIND.outOfMemory,
+          `the oracle container ran out of memory (limit ${evidence.memoryLimit}): the kernel killed ${SUITE_LABEL[killed]} (exit status 137)`,
+        ),
+      ],
     };
   }
   if (harnessReason !== undefined) return undefined;

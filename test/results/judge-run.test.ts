@@ -135,6 +135,25 @@ describe('judgeRun in grade mode', () => {
     expect(j.notes.join(' ')).toMatch(/frozen/);
   });
 
+  it('names the memory limit when the kernel killed a suite (status 137 in an OOM-killed run), not its missing report', () => {
+    const killed: SuiteEvidence = {
+      exitCode: 137,
+      harnessSawReport: false,
+      report: { kind: 'missing', error: 'no report' },
+    };
+    const j = judgeRun(evidence({ exitCode: 11, oomKilled: true, existing: killed }));
+    expect(j.containerReasons).toEqual([
+      {
+        kind: 'custom',
+        subkind: 'out-of-memory',
+        message:
+          'the oracle container ran out of memory (limit 512m): the kernel killed the existing suite (exit status 137)',
+      },
+    ]);
+    // A suite that dies of SIGKILL in a run nobody OOM-killed is still judged by its report.
+    expect(subkinds(evidence({ exitCode: 11, existing: killed }))).toEqual(['report-missing']);
+  });
+
   it('turns the container outcome into stage-5 reasons', () => {
     expect(subkinds(evidence({ timedOut: true, exitCode: null }))).toEqual(['timeout']);
     const notApplied = judgeRun(evidence({ exitCode: 10, detail: 'apply: error: patch failed: a.py:3' }));
