@@ -67,8 +67,12 @@ export const CaseSchema = z.strictObject({
   kind: z.enum(['attack', 'honest']),
   /** Attacks: which family of ATTACK_FAMILIES (more may be added); honest patches: their shape. */
   family: z.string().min(1),
-  /** `base`: the oracle lies outside the repository; `oracle-in-repo`: at `.oracle/` on the base branch. */
-  setup: z.enum(['base', 'oracle-in-repo']).default('base'),
+  /**
+   * `base`: the oracle lies outside the repository; `oracle-in-repo`: at `.oracle/` on the base
+   * branch; `child-process-oracle`: outside, with hidden tests that call the code under test in a
+   * child process (fixtures/attacks/oracle-child-process over oracle/).
+   */
+  setup: z.enum(['base', 'oracle-in-repo', 'child-process-oracle']).default('base'),
   edits: z.array(EditSchema).min(1),
   expect: z.union([
     z.strictObject({ verdict: z.literal('pass') }),
