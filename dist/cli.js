@@ -2198,14 +2198,14 @@ var PLACEHOLDER_DIGEST = "sha256:" + "0".repeat(64);
 var ORACLE_JSON = `{
   "image": "registry.example/app-oracle@${PLACEHOLDER_DIGEST}",
   "existing_suite": {
-    "command": "python3 -m pytest -q tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
-    "paths": ["tests/**"]
+    "command": "python3 -P -m pytest -q -p no:cacheprovider -o junit_family=xunit1 tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
+    "paths": ["tests/**", "conftest.py", "**/conftest.py", "pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "sitecustomize.py", "usercustomize.py", "*.pth", "*.dist-info/**", "*.egg-info/**"]
   },
   "hidden_tests": {
-    "command": "python3 -m pytest -q oracle_tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
+    "command": "python3 -P -m pytest -q -p no:cacheprovider -o junit_family=xunit1 oracle_tests --junitxml=\\"$ORACLE_REPORT_DIR/junit.xml\\"",
     "dest": "oracle_tests"
   },
-  "env": {},
+  "env": { "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1" },
   "timeout_seconds": 900,
   "limits": { "memory": "2g", "cpus": 2, "pids": 512 },
   "source_date_epoch": 315532800,
@@ -2245,6 +2245,13 @@ the hidden tests in \`tests/\`, run \`oracle-gate hash <dir>\` and pin what it p
 - \`existing_suite\` (optional): \`command\` run by \`sh -c\` in the container, with
   \`ORACLE_REPORT_DIR\` set to the folder for its JUnit XML; \`paths\`: globs restored to their
   base-commit version before it runs [\`[]\`].
+  List the runner's configuration and anything that could replace the runner: a patch's
+  \`conftest.py\`, \`pytest.ini\`, \`sitecustomize.py\` or \`*.dist-info\` plugin is then removed
+  before each suite runs.
+- Run the runner so the checkout cannot shadow it: \`python3 -P -m pytest\` keeps the checkout off
+  the front of \`sys.path\` (otherwise a \`pytest.py\` in the patch *is* the runner); give pytest the
+  project with \`pythonpath = ["."]\` in the base's pytest configuration.
+  \`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1\` loads only the plugins the command names.
 - \`hidden_tests\` (required): \`command\` as above; \`dest\`: where \`tests/\` is copied in the
   checkout [\`oracle_tests\`], denied to the patch.
 - \`env\`: extra environment [\`{}\`]; TZ, LC_ALL, PYTHONHASHSEED, SOURCE_DATE_EPOCH, HOME,
@@ -2414,7 +2421,8 @@ function unquoteC(buf, start, end) {
       out[length++] = e - 48 << 6 | d1 - 48 << 3 | d2 - 48;
       i += 4;
     } else {
-      throw new QuoteError(`unknown escape \\${String.fromCharCode(e)} in quoted name`);
+      const shown = e > 32 && e < 127 ? String.fromCharCode(e) : e.toString(8).padStart(3, "0");
+      throw new QuoteError(`unknown escape \\${shown} in quoted name`);
     }
   }
   throw new QuoteError("quoted name has no closing quote");
@@ -2747,8 +2755,13 @@ var DiffParser = class {
   /** Lossless path text of buf[start, end). */
   name(start, end) {
     const { buf } = this;
-    for (let i = start; i < end; i++) if (buf[i] >= 128) return bytesToPathText(buf, start, end);
-    return buf.toString("latin1", start, end);
+    let high = false;
+    for (let i = start; i < end; i++) {
+      const c = buf[i];
+      if (c < 32 || c === 127) this.fail("an unquoted name holds a control character (git quotes those)");
+      if (c >= 128) high = true;
+    }
+    return high ? bytesToPathText(buf, start, end) : buf.toString("latin1", start, end);
   }
   section() {
     const start = this.pos;
@@ -3077,18 +3090,22 @@ var DiffParser = class {
   /** `literal N` or `delta N` blocks of base85 lines, each block ending with an empty line. */
   binaryPatch() {
     for (let block = 0; block < 2; block++) {
-      if (this.pos >= this.buf.length) break;
+      if (this.pos >= this.buf.length) {
+        if (block === 0) this.fail('expected "literal" or "delta" after "GIT binary patch"');
+        break;
+      }
       const end = this.eol();
       if (!BINARY_BLOCK.test(this.text(this.pos, end))) {
         if (block === 0) this.fail('expected "literal" or "delta" after "GIT binary patch"');
         break;
       }
       this.next(end);
-      for (; ; ) {
+      for (let lines = 0; ; lines++) {
         if (this.pos >= this.buf.length) this.fail("the diff ends inside a binary patch");
         const lineEnd = this.buf.indexOf(10, this.pos);
         const length = lineEnd - this.pos;
         if (length === 0) {
+          if (lines === 0) this.fail("a binary patch block holds no data");
           this.next(lineEnd);
           break;
         }
@@ -26359,7 +26376,7 @@ import { dirname as dirname2, join as join8, resolve as resolve2 } from "node:pa
 
 // src/container/run-oracle-container.ts
 import { createHash as createHash4, randomBytes } from "node:crypto";
-import { chmod as chmod3, mkdir as mkdir2, mkdtemp, realpath as realpath2, rm, stat, writeFile } from "node:fs/promises";
+import { chmod as chmod3, mkdir as mkdir2, mkdtemp, realpath as realpath2, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join as join6 } from "node:path";
 
@@ -26523,7 +26540,8 @@ function gradeSuite(suite, evidence, frozen) {
   }
   const bad = report.cases.filter((c) => isBad(suite, c, frozen));
   if (bad.length > 0) {
-    const disagreement = exitCode === 0 ? " (the suite exited 0 although its report lists failures)" : "";
+    const failing = bad.some((c) => c.status === "failed" || c.status === "error");
+    const disagreement = exitCode === 0 && failing ? " (the suite exited 0 although its report lists failures)" : "";
     return [
       reason(
         failedSubkind,
@@ -26564,6 +26582,11 @@ function statusReasons(evidence) {
     )
   ];
 }
+function killedSuite(evidence) {
+  if (evidence.existing?.exitCode === 137) return "existing";
+  if (evidence.hidden.exitCode === 137) return "hidden";
+  return void 0;
+}
 function containerFailure(evidence) {
   if (evidence.timedOut) {
     return {
@@ -26574,6 +26597,12 @@ function containerFailure(evidence) {
           `the oracle run passed its wall-clock limit of ${evidence.timeoutSeconds} s; the container was killed and removed`
         )
       ]
+    };
+  }
+  if (evidence.reportFolderOverLimit !== void 0) {
+    return {
+      exitReason: "report-folder-over-limit",
+      reasons: [reason(SUBKIND.reportInvalid, evidence.reportFolderOverLimit)]
     };
   }
   const harnessReason = harnessExitReason(evidence.exitCode);
@@ -26590,6 +26619,18 @@ function containerFailure(evidence) {
     return {
       exitReason: harnessReason,
       reasons: [reason(SUBKIND.harnessError, `the harness could not prepare the checkout${detail}`)]
+    };
+  }
+  const killed = killedSuite(evidence);
+  if (evidence.oomKilled && killed !== void 0) {
+    return {
+      exitReason: "out-of-memory",
+      reasons: [
+        reason(
+          SUBKIND.outOfMemory,
+          `the oracle container ran out of memory (limit ${evidence.memoryLimit}): the kernel killed ${SUITE_LABEL[killed]} (exit status 137)`
+        )
+      ]
     };
   }
   if (harnessReason !== void 0) return void 0;
@@ -27386,6 +27427,9 @@ check_dest_path() {
 run_suite() {
   name=$1
   dir=$REPORTS/$name
+  step=$name:run
+  # The existing suite's code may have planted this folder, read-only, to pre-empt the report.
+  [ -L "$dir" ] || chmod -R u+rwX "$dir" 2>/dev/null
   rm -rf -- "$dir" && mkdir -- "$dir" || fail_harness "cannot create the $name report folder"
   printf '==== oracle-harness: %s suite ====\\n' "$name"
   note "running the $name suite"
@@ -27450,8 +27494,12 @@ prepare_checkout() {
     step=$phase:apply
     t0=$(now_ms)
     if [ -s "$JOB/diff.patch" ]; then
+      # git apply can stop at a binary patch it cannot read and still exit 0, having applied only
+      # the sections before it: any error it prints fails the step too.
       if ! g -C "$WORK" apply --check --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err" ||
-        ! g -C "$WORK" apply --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err"; then
+        grep -q '^error:' "$SCRATCH/apply.err" ||
+        ! g -C "$WORK" apply --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err" ||
+        grep -q '^error:' "$SCRATCH/apply.err"; then
         head -c 65536 "$SCRATCH/apply.err" >&2
         record "step name=$step rc=1 ms=$(($(now_ms) - t0)) detail=$(one_line <"$SCRATCH/apply.err")"
         finish "$EXIT_PATCH" patch-does-not-apply
@@ -27474,9 +27522,18 @@ existing_report=present
 if [ "$has_existing" = yes ]; then
   prepare_checkout existing
   run_suite existing "$existing_command"
-  # Nothing the existing suite's PR code left in /tmp ($HOME: user site-packages, caches) stays.
-  chmod -R u+rwX /tmp 2>/dev/null
-  find /tmp -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null
+  # Nothing the existing suite's PR code left anywhere it can write stays: not in /tmp ($HOME:
+  # user site-packages, caches), not beside the checkout in /work (a runner reads configuration
+  # such as conftest.py or pytest.ini from the folders above it), not in /dev/shm.
+  step=cleanup
+  for place in /tmp /work /dev/shm; do
+    [ -d "$place" ] || continue
+    chmod -R u+rwX "$place" 2>/dev/null
+    find "$place" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null
+    if [ -n "$(find "$place" -mindepth 1 -maxdepth 1 -print 2>/dev/null | head -n 1)" ]; then
+      fail_harness "cannot empty $place after the existing suite"
+    fi
+  done
   mkdir -p "$SCRATCH" || fail_harness "cannot create $SCRATCH"
 fi
 
@@ -27655,6 +27712,228 @@ async function ensurePinnedImage(cli, image, options = {}) {
   };
 }
 
+// src/container/remove-run-folder.ts
+import { rm } from "node:fs/promises";
+function ownerChmodArgs(owner) {
+  return [
+    "run",
+    "--rm",
+    "--name",
+    owner.name,
+    "--label",
+    `${CONTAINER_LABEL}=${owner.name}`,
+    "--pull",
+    "never",
+    "--log-driver",
+    "none",
+    "--network",
+    "none",
+    "--read-only",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--pids-limit",
+    "16",
+    "--memory",
+    "256m",
+    "--memory-swap",
+    "256m",
+    "--user",
+    owner.user,
+    "--mount",
+    mountArg(owner.reports, CONTAINER_PATHS.reports, false),
+    "--entrypoint",
+    "chmod",
+    owner.imageId,
+    // GNU chmod -R follows no link it meets; the folder itself is the host's (EPERM, ignored).
+    "-R",
+    "a=rwX",
+    CONTAINER_PATHS.reports
+  ];
+}
+async function removeTree(root) {
+  try {
+    await rm(root, { recursive: true, force: true, maxRetries: 2 });
+    return void 0;
+  } catch (error62) {
+    return error62.code ?? error62.message;
+  }
+}
+async function removeRunFolder(root, owner) {
+  const first = await removeTree(root);
+  if (first === void 0) return { removed: true, openedByOwner: false };
+  if (owner === void 0) return { removed: false, openedByOwner: false, error: first };
+  const opened = await runDocker(owner.cli, ownerChmodArgs(owner), { timeoutMs: 12e4 });
+  if (opened.timedOut) await runDocker(owner.cli, ["rm", "--force", owner.name], { timeoutMs: 6e4 });
+  const second = await removeTree(root);
+  if (second === void 0) return { removed: true, openedByOwner: true };
+  const chmodNote = opened.exitCode === 0 || opened.exitCode === 1 ? "" : `; chmod: ${stderrTail(opened)}`;
+  return { removed: false, openedByOwner: true, error: `${second}${chmodNote}` };
+}
+
+// src/container/report-folder-watch.ts
+import { lstatSync, opendirSync, statfsSync } from "node:fs";
+var REPORT_FOLDER_LIMITS = {
+  maxBytes: 2 * DEFAULT_JUNIT_LIMITS.maxBytes + 1024 * 1024,
+  maxEntries: 1e4,
+  maxDepth: 32,
+  maxDiskFreeLoss: 0.5
+};
+var REPORT_WATCH_INTERVAL_MS = 100;
+var WHERE = `the report folder (${CONTAINER_PATHS.reports})`;
+var ADVICE = "$ORACLE_REPORT_DIR is for JUnit reports; write other artefacts under /tmp, a size-limited tmpfs";
+function formatBytes(bytes) {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  if (bytes < 1024) return `${bytes} bytes`;
+  let value = bytes;
+  let unit = "bytes";
+  for (const next of units) {
+    if (value < 1024) break;
+    value /= 1024;
+    unit = next;
+  }
+  const text2 = Number.isInteger(value) ? String(value) : value.toFixed(1).replace(/\.0$/, "");
+  return `${text2} ${unit}`;
+}
+function diskOverLimit(totals, limits) {
+  if (totals.disk === void 0) return false;
+  const { freeAtStart, freeNow } = totals.disk;
+  return freeAtStart - freeNow > freeAtStart * limits.maxDiskFreeLoss;
+}
+function pastLimits(totals, limits) {
+  return totals.blocked !== void 0 || diskOverLimit(totals, limits) || totals.bytes > limits.maxBytes || totals.entries > limits.maxEntries || totals.depth > limits.maxDepth;
+}
+function reportFolderBreach(totals, limits = REPORT_FOLDER_LIMITS) {
+  const stopped = "the run was stopped";
+  let why;
+  if (totals.bytes > limits.maxBytes) {
+    why = `the suites wrote more than ${formatBytes(limits.maxBytes)} into ${WHERE}; ${stopped}. ${ADVICE}`;
+  } else if (totals.entries > limits.maxEntries) {
+    why = `the suites created more than ${limits.maxEntries} files and folders in ${WHERE}; ${stopped}. ${ADVICE}`;
+  } else if (totals.depth > limits.maxDepth) {
+    why = `the suites nested folders more than ${limits.maxDepth} deep in ${WHERE}; ${stopped}. ${ADVICE}`;
+  } else if (totals.blocked !== void 0) {
+    const { code, depth } = totals.blocked;
+    why = `the host could not check the size of ${WHERE}: an entry ${depth} level(s) down could not be read (${code}), so it could hide any amount of data; ${stopped}. The suites must leave the folders they make there readable`;
+  } else if (totals.disk !== void 0 && diskOverLimit(totals, limits)) {
+    const { freeAtStart, freeNow } = totals.disk;
+    why = `free space on the runner's disk that holds ${WHERE} fell from ${formatBytes(freeAtStart)} to ${formatBytes(freeNow)} while the suites ran, though the folder holds only ${formatBytes(totals.bytes)}: the suites may be writing to files they deleted and keep open; ${stopped} before the disk fills up`;
+  }
+  return why === void 0 ? void 0 : { message: why, totals };
+}
+var VANISHED = /* @__PURE__ */ new Set(["ENOENT", "ENOTDIR"]);
+var SLASH2 = Buffer.from("/");
+function errorCode(error62) {
+  const code = error62?.code;
+  return typeof code === "string" && /^[A-Z0-9_]{1,32}$/.test(code) ? code : "an unexpected error";
+}
+function walkReportFolder(dir, limits = REPORT_FOLDER_LIMITS) {
+  const totals = { bytes: 0, entries: 0, depth: 0 };
+  const pending = [{ path: Buffer.from(dir), depth: 0 }];
+  for (let next = pending.pop(); next !== void 0; next = pending.pop()) {
+    const { path: path2, depth } = next;
+    let folder;
+    try {
+      folder = opendirSync(path2, { encoding: "buffer", bufferSize: 1024 });
+    } catch (error62) {
+      const code = errorCode(error62);
+      if (depth > 0 && VANISHED.has(code)) continue;
+      totals.blocked = { code, depth };
+      return totals;
+    }
+    try {
+      for (let entry = folder.readSync(); entry !== null; entry = folder.readSync()) {
+        const child = Buffer.concat([path2, SLASH2, entry.name]);
+        let stat2;
+        try {
+          stat2 = lstatSync(child);
+        } catch (error62) {
+          const code = errorCode(error62);
+          if (VANISHED.has(code)) continue;
+          totals.blocked = { code, depth: depth + 1 };
+          return totals;
+        }
+        totals.entries += 1;
+        totals.bytes += Math.max(stat2.size, stat2.blocks * 512);
+        totals.depth = Math.max(totals.depth, depth + 1);
+        if (pastLimits(totals, limits)) return totals;
+        if (stat2.isDirectory()) pending.push({ path: child, depth: depth + 1 });
+      }
+    } catch (error62) {
+      const code = errorCode(error62);
+      if (depth > 0 && VANISHED.has(code)) continue;
+      totals.blocked = { code, depth };
+      return totals;
+    } finally {
+      folder.closeSync();
+    }
+  }
+  return totals;
+}
+function diskFree(dir) {
+  try {
+    const fs = statfsSync(dir);
+    return fs.bavail * (fs.frsize || fs.bsize);
+  } catch {
+    return void 0;
+  }
+}
+function watchReportFolder(dir, options) {
+  const limits = options.limits ?? REPORT_FOLDER_LIMITS;
+  const intervalMs = options.intervalMs ?? REPORT_WATCH_INTERVAL_MS;
+  const walk = options.walk ?? walkReportFolder;
+  const freeSpace = options.freeSpace ?? diskFree;
+  const freeAtStart = freeSpace(dir);
+  let stopped = false;
+  let breach;
+  let walks = 0;
+  let walkMs = 0;
+  let wake;
+  let timer;
+  const pause = () => new Promise((resolve3) => {
+    wake = resolve3;
+    timer = setTimeout(resolve3, intervalMs);
+  });
+  const loop = (async () => {
+    while (!stopped) {
+      const started = performance.now();
+      let totals;
+      try {
+        totals = await walk(dir, limits);
+      } catch (error62) {
+        totals = { bytes: 0, entries: 0, depth: 0, blocked: { code: errorCode(error62), depth: 0 } };
+      }
+      const freeNow = freeSpace(dir);
+      if (freeAtStart !== void 0 && freeNow !== void 0)
+        totals = { ...totals, disk: { freeAtStart, freeNow } };
+      walks += 1;
+      walkMs += performance.now() - started;
+      breach = reportFolderBreach(totals, limits);
+      if (breach !== void 0) {
+        options.onBreach(breach);
+        return;
+      }
+      if (!stopped) await pause();
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer !== void 0) clearTimeout(timer);
+      wake?.();
+      await loop;
+      return breach;
+    },
+    get walks() {
+      return walks;
+    },
+    get walkMs() {
+      return walkMs;
+    }
+  };
+}
+
 // src/container/run-oracle-container.ts
 var STATUS_MAX_BYTES = 64 * 1024;
 var OUTPUT_HEAD = 4 * 1024 * 1024;
@@ -27776,6 +28055,7 @@ async function runOracleContainer(request) {
     }
   };
   const root = await mkdtemp(join6(request.tmpRoot ?? tmpdir(), "oracle-gate-"));
+  let reportsOwner;
   const paths = {
     job: join6(root, "job"),
     mirror: join6(root, "mirror.git"),
@@ -27836,6 +28116,13 @@ async function runOracleContainer(request) {
     });
     const name = `oracle-gate-${randomBytes(8).toString("hex")}`;
     const dockerArgs = dockerCreateArgs({ name, imageId: image.imageId, config: config2, hostPaths: paths });
+    reportsOwner = {
+      cli,
+      imageId: image.imageId,
+      user: config2.user,
+      reports: paths.reports,
+      name: `${name}-cleanup`
+    };
     const created = await timed("create", () => runDocker(cli, dockerArgs, { timeoutMs: 12e4 }));
     if (created.exitCode !== 0) {
       await runDocker(cli, ["rm", "--force", name], { timeoutMs: 6e4 });
@@ -27850,18 +28137,27 @@ async function runOracleContainer(request) {
       );
     }
     let run;
-    let timedOut = false;
+    let stoppedBy;
+    let breach;
     let state = { exitCode: null, oomKilled: false };
     try {
       progress(`container: ${name} running (wall-clock limit ${config2.timeoutSeconds} s)`);
       const limitMs = config2.timeoutSeconds * 1e3;
       let stopping;
-      const timer = setTimeout(() => {
-        timedOut = true;
+      const stop = (why) => {
+        if (stopping !== void 0) return;
+        stoppedBy = why;
         stopping = runDocker(cli, ["kill", name], { timeoutMs: 3e4 }).then(
           () => runDocker(cli, ["rm", "--force", name], { timeoutMs: 6e4 })
         );
-      }, limitMs);
+      };
+      const timer = setTimeout(() => stop("timeout"), limitMs);
+      const watch = watchReportFolder(paths.reports, {
+        onBreach: (found) => {
+          breach = found;
+          stop("report-folder");
+        }
+      });
       run = await timed(
         "run",
         () => runDocker(cli, ["start", "--attach", name], {
@@ -27872,8 +28168,9 @@ async function runOracleContainer(request) {
         })
       );
       clearTimeout(timer);
+      await watch.stop();
       await stopping;
-      if (!timedOut) {
+      if (stoppedBy === void 0) {
         const inspected = await timed(
           "inspect",
           () => runDocker(
@@ -27898,10 +28195,14 @@ async function runOracleContainer(request) {
         progress(`container: could not remove ${name}: ${stderrTail(removed)}`);
       }
     }
+    const timedOut = stoppedBy === "timeout";
+    breach ??= reportFolderBreach(await timed("report-folder", async () => walkReportFolder(paths.reports)));
     progress(
-      timedOut ? `container: ${name} passed its ${config2.timeoutSeconds} s limit; killed and removed` : `container: harness exited ${state.exitCode ?? "abnormally"}`
+      timedOut ? `container: ${name} passed its ${config2.timeoutSeconds} s limit; killed and removed` : stoppedBy === "report-folder" && breach !== void 0 ? `container: ${name} killed and removed: the report folder passed its limits (${formatBytes(breach.totals.bytes)} in ${breach.totals.entries} entries at the check)` : `container: harness exited ${state.exitCode ?? "abnormally"}`
     );
+    const notRead = { kind: "invalid", error: "not read: the report folder passed its limits" };
     const collected = await timed("collect", async () => {
+      if (breach !== void 0) return { records: [], existingReport: notRead, hiddenReport: notRead };
       const statusText = await readRegularFile(join6(paths.reports, "status"), STATUS_MAX_BYTES).then(
         (b) => b.toString("utf8"),
         () => ""
@@ -27921,13 +28222,14 @@ async function runOracleContainer(request) {
       exitCode: state.exitCode,
       oomKilled: state.oomKilled,
       memoryLimit: config2.limits.memory,
+      ...breach !== void 0 ? { reportFolderOverLimit: breach.message } : {},
       hidden: suiteEvidence(records, "hidden", collected.hiddenReport),
       ...config2.existingSuite !== void 0 ? { existing: suiteEvidence(records, "existing", collected.existingReport) } : {}
     };
     if (state.exitCode === HARNESS_EXIT.patchDoesNotApply || state.exitCode === HARNESS_EXIT.harnessError) {
       const detail = failedStepDetail(records, state.exitCode === HARNESS_EXIT.harnessError);
       if (detail !== void 0) evidence.detail = detail;
-    } else if (!timedOut && harnessExitReason(state.exitCode) === void 0 && run !== void 0) {
+    } else if (stoppedBy === void 0 && harnessExitReason(state.exitCode) === void 0 && run !== void 0) {
       evidence.detail = stderrTail(run);
     }
     const judgement = judgeRun(evidence, request.frozen ?? /* @__PURE__ */ new Set());
@@ -27940,6 +28242,7 @@ async function runOracleContainer(request) {
       containerExitCode: state.exitCode,
       timedOut,
       oomKilled: state.oomKilled,
+      ...breach !== void 0 ? { reportFolderBreach: breach } : {},
       harnessStatus: records,
       stdout: run?.stdout ?? "",
       stderr: run?.stderr ?? "",
@@ -27956,8 +28259,8 @@ async function runOracleContainer(request) {
       }
     );
   } finally {
-    await rm(root, { recursive: true, force: true }).catch(() => {
-    });
+    const removal = await removeRunFolder(root, reportsOwner);
+    if (!removal.removed) progress(`container: could not remove the run's folder ${root}: ${removal.error}`);
   }
 }
 

@@ -20011,7 +20011,8 @@ function gradeSuite(suite, evidence, frozen) {
   }
   const bad = report.cases.filter((c) => isBad(suite, c, frozen));
   if (bad.length > 0) {
-    const disagreement = exitCode === 0 ? " (the suite exited 0 although its report lists failures)" : "";
+    const failing = bad.some((c) => c.status === "failed" || c.status === "error");
+    const disagreement = exitCode === 0 && failing ? " (the suite exited 0 although its report lists failures)" : "";
     return [
       reason(
         failedSubkind,
@@ -20052,6 +20053,11 @@ function statusReasons(evidence) {
     )
   ];
 }
+function killedSuite(evidence) {
+  if (evidence.existing?.exitCode === 137) return "existing";
+  if (evidence.hidden.exitCode === 137) return "hidden";
+  return void 0;
+}
 function containerFailure(evidence) {
   if (evidence.timedOut) {
     return {
@@ -20062,6 +20068,12 @@ function containerFailure(evidence) {
           `the oracle run passed its wall-clock limit of ${evidence.timeoutSeconds} s; the container was killed and removed`
         )
       ]
+    };
+  }
+  if (evidence.reportFolderOverLimit !== void 0) {
+    return {
+      exitReason: "report-folder-over-limit",
+      reasons: [reason(SUBKIND.reportInvalid, evidence.reportFolderOverLimit)]
     };
   }
   const harnessReason = harnessExitReason(evidence.exitCode);
@@ -20078,6 +20090,18 @@ function containerFailure(evidence) {
     return {
       exitReason: harnessReason,
       reasons: [reason(SUBKIND.harnessError, `the harness could not prepare the checkout${detail}`)]
+    };
+  }
+  const killed = killedSuite(evidence);
+  if (evidence.oomKilled && killed !== void 0) {
+    return {
+      exitReason: "out-of-memory",
+      reasons: [
+        reason(
+          SUBKIND.outOfMemory,
+          `the oracle container ran out of memory (limit ${evidence.memoryLimit}): the kernel killed ${SUITE_LABEL[killed]} (exit status 137)`
+        )
+      ]
     };
   }
   if (harnessReason !== void 0) return void 0;
@@ -24858,6 +24882,9 @@ check_dest_path() {
 run_suite() {
   name=$1
   dir=$REPORTS/$name
+  step=$name:run
+  # The existing suite's code may have planted this folder, read-only, to pre-empt the report.
+  [ -L "$dir" ] || chmod -R u+rwX "$dir" 2>/dev/null
   rm -rf -- "$dir" && mkdir -- "$dir" || fail_harness "cannot create the $name report folder"
   printf '==== oracle-harness: %s suite ====\\n' "$name"
   note "running the $name suite"
@@ -24922,8 +24949,12 @@ prepare_checkout() {
     step=$phase:apply
     t0=$(now_ms)
     if [ -s "$JOB/diff.patch" ]; then
+      # git apply can stop at a binary patch it cannot read and still exit 0, having applied only
+      # the sections before it: any error it prints fails the step too.
       if ! g -C "$WORK" apply --check --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err" ||
-        ! g -C "$WORK" apply --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err"; then
+        grep -q '^error:' "$SCRATCH/apply.err" ||
+        ! g -C "$WORK" apply --whitespace=nowarn "$JOB/diff.patch" 2>"$SCRATCH/apply.err" ||
+        grep -q '^error:' "$SCRATCH/apply.err"; then
         head -c 65536 "$SCRATCH/apply.err" >&2
         record "step name=$step rc=1 ms=$(($(now_ms) - t0)) detail=$(one_line <"$SCRATCH/apply.err")"
         finish "$EXIT_PATCH" patch-does-not-apply
@@ -24946,9 +24977,18 @@ existing_report=present
 if [ "$has_existing" = yes ]; then
   prepare_checkout existing
   run_suite existing "$existing_command"
-  # Nothing the existing suite's PR code left in /tmp ($HOME: user site-packages, caches) stays.
-  chmod -R u+rwX /tmp 2>/dev/null
-  find /tmp -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null
+  # Nothing the existing suite's PR code left anywhere it can write stays: not in /tmp ($HOME:
+  # user site-packages, caches), not beside the checkout in /work (a runner reads configuration
+  # such as conftest.py or pytest.ini from the folders above it), not in /dev/shm.
+  step=cleanup
+  for place in /tmp /work /dev/shm; do
+    [ -d "$place" ] || continue
+    chmod -R u+rwX "$place" 2>/dev/null
+    find "$place" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null
+    if [ -n "$(find "$place" -mindepth 1 -maxdepth 1 -print 2>/dev/null | head -n 1)" ]; then
+      fail_harness "cannot empty $place after the existing suite"
+    fi
+  done
   mkdir -p "$SCRATCH" || fail_harness "cannot create $SCRATCH"
 fi
 
@@ -25259,9 +25299,247 @@ var init_pinned_image = __esm({
   }
 });
 
+// src/container/remove-run-folder.ts
+import { rm as rm2 } from "node:fs/promises";
+function ownerChmodArgs(owner) {
+  return [
+    "run",
+    "--rm",
+    "--name",
+    owner.name,
+    "--label",
+    `${CONTAINER_LABEL}=${owner.name}`,
+    "--pull",
+    "never",
+    "--log-driver",
+    "none",
+    "--network",
+    "none",
+    "--read-only",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--pids-limit",
+    "16",
+    "--memory",
+    "256m",
+    "--memory-swap",
+    "256m",
+    "--user",
+    owner.user,
+    "--mount",
+    mountArg(owner.reports, CONTAINER_PATHS.reports, false),
+    "--entrypoint",
+    "chmod",
+    owner.imageId,
+    // GNU chmod -R follows no link it meets; the folder itself is the host's (EPERM, ignored).
+    "-R",
+    "a=rwX",
+    CONTAINER_PATHS.reports
+  ];
+}
+async function removeTree(root) {
+  try {
+    await rm2(root, { recursive: true, force: true, maxRetries: 2 });
+    return void 0;
+  } catch (error63) {
+    return error63.code ?? error63.message;
+  }
+}
+async function removeRunFolder(root, owner) {
+  const first = await removeTree(root);
+  if (first === void 0) return { removed: true, openedByOwner: false };
+  if (owner === void 0) return { removed: false, openedByOwner: false, error: first };
+  const opened = await runDocker(owner.cli, ownerChmodArgs(owner), { timeoutMs: 12e4 });
+  if (opened.timedOut) await runDocker(owner.cli, ["rm", "--force", owner.name], { timeoutMs: 6e4 });
+  const second = await removeTree(root);
+  if (second === void 0) return { removed: true, openedByOwner: true };
+  const chmodNote = opened.exitCode === 0 || opened.exitCode === 1 ? "" : `; chmod: ${stderrTail(opened)}`;
+  return { removed: false, openedByOwner: true, error: `${second}${chmodNote}` };
+}
+var init_remove_run_folder = __esm({
+  "src/container/remove-run-folder.ts"() {
+    "use strict";
+    init_create_args();
+    init_docker_cli();
+    init_harness_protocol();
+  }
+});
+
+// src/container/report-folder-watch.ts
+import { lstatSync, opendirSync, statfsSync } from "node:fs";
+function formatBytes(bytes) {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  if (bytes < 1024) return `${bytes} bytes`;
+  let value = bytes;
+  let unit = "bytes";
+  for (const next of units) {
+    if (value < 1024) break;
+    value /= 1024;
+    unit = next;
+  }
+  const text = Number.isInteger(value) ? String(value) : value.toFixed(1).replace(/\.0$/, "");
+  return `${text} ${unit}`;
+}
+function diskOverLimit(totals, limits) {
+  if (totals.disk === void 0) return false;
+  const { freeAtStart, freeNow } = totals.disk;
+  return freeAtStart - freeNow > freeAtStart * limits.maxDiskFreeLoss;
+}
+function pastLimits(totals, limits) {
+  return totals.blocked !== void 0 || diskOverLimit(totals, limits) || totals.bytes > limits.maxBytes || totals.entries > limits.maxEntries || totals.depth > limits.maxDepth;
+}
+function reportFolderBreach(totals, limits = REPORT_FOLDER_LIMITS) {
+  const stopped = "the run was stopped";
+  let why;
+  if (totals.bytes > limits.maxBytes) {
+    why = `the suites wrote more than ${formatBytes(limits.maxBytes)} into ${WHERE}; ${stopped}. ${ADVICE}`;
+  } else if (totals.entries > limits.maxEntries) {
+    why = `the suites created more than ${limits.maxEntries} files and folders in ${WHERE}; ${stopped}. ${ADVICE}`;
+  } else if (totals.depth > limits.maxDepth) {
+    why = `the suites nested folders more than ${limits.maxDepth} deep in ${WHERE}; ${stopped}. ${ADVICE}`;
+  } else if (totals.blocked !== void 0) {
+    const { code, depth } = totals.blocked;
+    why = `the host could not check the size of ${WHERE}: an entry ${depth} level(s) down could not be read (${code}), so it could hide any amount of data; ${stopped}. The suites must leave the folders they make there readable`;
+  } else if (totals.disk !== void 0 && diskOverLimit(totals, limits)) {
+    const { freeAtStart, freeNow } = totals.disk;
+    why = `free space on the runner's disk that holds ${WHERE} fell from ${formatBytes(freeAtStart)} to ${formatBytes(freeNow)} while the suites ran, though the folder holds only ${formatBytes(totals.bytes)}: the suites may be writing to files they deleted and keep open; ${stopped} before the disk fills up`;
+  }
+  return why === void 0 ? void 0 : { message: why, totals };
+}
+function errorCode(error63) {
+  const code = error63?.code;
+  return typeof code === "string" && /^[A-Z0-9_]{1,32}$/.test(code) ? code : "an unexpected error";
+}
+function walkReportFolder(dir, limits = REPORT_FOLDER_LIMITS) {
+  const totals = { bytes: 0, entries: 0, depth: 0 };
+  const pending = [{ path: Buffer.from(dir), depth: 0 }];
+  for (let next = pending.pop(); next !== void 0; next = pending.pop()) {
+    const { path: path2, depth } = next;
+    let folder;
+    try {
+      folder = opendirSync(path2, { encoding: "buffer", bufferSize: 1024 });
+    } catch (error63) {
+      const code = errorCode(error63);
+      if (depth > 0 && VANISHED.has(code)) continue;
+      totals.blocked = { code, depth };
+      return totals;
+    }
+    try {
+      for (let entry = folder.readSync(); entry !== null; entry = folder.readSync()) {
+        const child = Buffer.concat([path2, SLASH, entry.name]);
+        let stat3;
+        try {
+          stat3 = lstatSync(child);
+        } catch (error63) {
+          const code = errorCode(error63);
+          if (VANISHED.has(code)) continue;
+          totals.blocked = { code, depth: depth + 1 };
+          return totals;
+        }
+        totals.entries += 1;
+        totals.bytes += Math.max(stat3.size, stat3.blocks * 512);
+        totals.depth = Math.max(totals.depth, depth + 1);
+        if (pastLimits(totals, limits)) return totals;
+        if (stat3.isDirectory()) pending.push({ path: child, depth: depth + 1 });
+      }
+    } catch (error63) {
+      const code = errorCode(error63);
+      if (depth > 0 && VANISHED.has(code)) continue;
+      totals.blocked = { code, depth };
+      return totals;
+    } finally {
+      folder.closeSync();
+    }
+  }
+  return totals;
+}
+function diskFree(dir) {
+  try {
+    const fs3 = statfsSync(dir);
+    return fs3.bavail * (fs3.frsize || fs3.bsize);
+  } catch {
+    return void 0;
+  }
+}
+function watchReportFolder(dir, options) {
+  const limits = options.limits ?? REPORT_FOLDER_LIMITS;
+  const intervalMs = options.intervalMs ?? REPORT_WATCH_INTERVAL_MS;
+  const walk = options.walk ?? walkReportFolder;
+  const freeSpace = options.freeSpace ?? diskFree;
+  const freeAtStart = freeSpace(dir);
+  let stopped = false;
+  let breach;
+  let walks = 0;
+  let walkMs = 0;
+  let wake;
+  let timer;
+  const pause = () => new Promise((resolve4) => {
+    wake = resolve4;
+    timer = setTimeout(resolve4, intervalMs);
+  });
+  const loop = (async () => {
+    while (!stopped) {
+      const started = performance.now();
+      let totals;
+      try {
+        totals = await walk(dir, limits);
+      } catch (error63) {
+        totals = { bytes: 0, entries: 0, depth: 0, blocked: { code: errorCode(error63), depth: 0 } };
+      }
+      const freeNow = freeSpace(dir);
+      if (freeAtStart !== void 0 && freeNow !== void 0)
+        totals = { ...totals, disk: { freeAtStart, freeNow } };
+      walks += 1;
+      walkMs += performance.now() - started;
+      breach = reportFolderBreach(totals, limits);
+      if (breach !== void 0) {
+        options.onBreach(breach);
+        return;
+      }
+      if (!stopped) await pause();
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer !== void 0) clearTimeout(timer);
+      wake?.();
+      await loop;
+      return breach;
+    },
+    get walks() {
+      return walks;
+    },
+    get walkMs() {
+      return walkMs;
+    }
+  };
+}
+var REPORT_FOLDER_LIMITS, REPORT_WATCH_INTERVAL_MS, WHERE, ADVICE, VANISHED, SLASH;
+var init_report_folder_watch = __esm({
+  "src/container/report-folder-watch.ts"() {
+    "use strict";
+    init_junit_report();
+    init_harness_protocol();
+    REPORT_FOLDER_LIMITS = {
+      maxBytes: 2 * DEFAULT_JUNIT_LIMITS.maxBytes + 1024 * 1024,
+      maxEntries: 1e4,
+      maxDepth: 32,
+      maxDiskFreeLoss: 0.5
+    };
+    REPORT_WATCH_INTERVAL_MS = 100;
+    WHERE = `the report folder (${CONTAINER_PATHS.reports})`;
+    ADVICE = "$ORACLE_REPORT_DIR is for JUnit reports; write other artefacts under /tmp, a size-limited tmpfs";
+    VANISHED = /* @__PURE__ */ new Set(["ENOENT", "ENOTDIR"]);
+    SLASH = Buffer.from("/");
+  }
+});
+
 // src/container/run-oracle-container.ts
 import { createHash as createHash2, randomBytes } from "node:crypto";
-import { chmod as chmod4, mkdir as mkdir3, mkdtemp, realpath, rm as rm2, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
+import { chmod as chmod4, mkdir as mkdir3, mkdtemp, realpath, stat as stat2, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join as join4 } from "node:path";
 function failReason(subkind, message) {
@@ -25381,6 +25659,7 @@ async function runOracleContainer(request2) {
     }
   };
   const root = await mkdtemp(join4(request2.tmpRoot ?? tmpdir(), "oracle-gate-"));
+  let reportsOwner;
   const paths = {
     job: join4(root, "job"),
     mirror: join4(root, "mirror.git"),
@@ -25441,6 +25720,13 @@ async function runOracleContainer(request2) {
     });
     const name = `oracle-gate-${randomBytes(8).toString("hex")}`;
     const dockerArgs = dockerCreateArgs({ name, imageId: image.imageId, config: config2, hostPaths: paths });
+    reportsOwner = {
+      cli,
+      imageId: image.imageId,
+      user: config2.user,
+      reports: paths.reports,
+      name: `${name}-cleanup`
+    };
     const created = await timed("create", () => runDocker(cli, dockerArgs, { timeoutMs: 12e4 }));
     if (created.exitCode !== 0) {
       await runDocker(cli, ["rm", "--force", name], { timeoutMs: 6e4 });
@@ -25455,18 +25741,27 @@ async function runOracleContainer(request2) {
       );
     }
     let run2;
-    let timedOut = false;
+    let stoppedBy;
+    let breach;
     let state = { exitCode: null, oomKilled: false };
     try {
       progress(`container: ${name} running (wall-clock limit ${config2.timeoutSeconds} s)`);
       const limitMs = config2.timeoutSeconds * 1e3;
       let stopping;
-      const timer = setTimeout(() => {
-        timedOut = true;
+      const stop = (why) => {
+        if (stopping !== void 0) return;
+        stoppedBy = why;
         stopping = runDocker(cli, ["kill", name], { timeoutMs: 3e4 }).then(
           () => runDocker(cli, ["rm", "--force", name], { timeoutMs: 6e4 })
         );
-      }, limitMs);
+      };
+      const timer = setTimeout(() => stop("timeout"), limitMs);
+      const watch = watchReportFolder(paths.reports, {
+        onBreach: (found) => {
+          breach = found;
+          stop("report-folder");
+        }
+      });
       run2 = await timed(
         "run",
         () => runDocker(cli, ["start", "--attach", name], {
@@ -25477,8 +25772,9 @@ async function runOracleContainer(request2) {
         })
       );
       clearTimeout(timer);
+      await watch.stop();
       await stopping;
-      if (!timedOut) {
+      if (stoppedBy === void 0) {
         const inspected = await timed(
           "inspect",
           () => runDocker(
@@ -25503,10 +25799,14 @@ async function runOracleContainer(request2) {
         progress(`container: could not remove ${name}: ${stderrTail(removed)}`);
       }
     }
+    const timedOut = stoppedBy === "timeout";
+    breach ??= reportFolderBreach(await timed("report-folder", async () => walkReportFolder(paths.reports)));
     progress(
-      timedOut ? `container: ${name} passed its ${config2.timeoutSeconds} s limit; killed and removed` : `container: harness exited ${state.exitCode ?? "abnormally"}`
+      timedOut ? `container: ${name} passed its ${config2.timeoutSeconds} s limit; killed and removed` : stoppedBy === "report-folder" && breach !== void 0 ? `container: ${name} killed and removed: the report folder passed its limits (${formatBytes(breach.totals.bytes)} in ${breach.totals.entries} entries at the check)` : `container: harness exited ${state.exitCode ?? "abnormally"}`
     );
+    const notRead = { kind: "invalid", error: "not read: the report folder passed its limits" };
     const collected = await timed("collect", async () => {
+      if (breach !== void 0) return { records: [], existingReport: notRead, hiddenReport: notRead };
       const statusText = await readRegularFile(join4(paths.reports, "status"), STATUS_MAX_BYTES).then(
         (b) => b.toString("utf8"),
         () => ""
@@ -25526,13 +25826,14 @@ async function runOracleContainer(request2) {
       exitCode: state.exitCode,
       oomKilled: state.oomKilled,
       memoryLimit: config2.limits.memory,
+      ...breach !== void 0 ? { reportFolderOverLimit: breach.message } : {},
       hidden: suiteEvidence(records, "hidden", collected.hiddenReport),
       ...config2.existingSuite !== void 0 ? { existing: suiteEvidence(records, "existing", collected.existingReport) } : {}
     };
     if (state.exitCode === HARNESS_EXIT.patchDoesNotApply || state.exitCode === HARNESS_EXIT.harnessError) {
       const detail = failedStepDetail(records, state.exitCode === HARNESS_EXIT.harnessError);
       if (detail !== void 0) evidence.detail = detail;
-    } else if (!timedOut && harnessExitReason(state.exitCode) === void 0 && run2 !== void 0) {
+    } else if (stoppedBy === void 0 && harnessExitReason(state.exitCode) === void 0 && run2 !== void 0) {
       evidence.detail = stderrTail(run2);
     }
     const judgement = judgeRun(evidence, request2.frozen ?? /* @__PURE__ */ new Set());
@@ -25545,6 +25846,7 @@ async function runOracleContainer(request2) {
       containerExitCode: state.exitCode,
       timedOut,
       oomKilled: state.oomKilled,
+      ...breach !== void 0 ? { reportFolderBreach: breach } : {},
       harnessStatus: records,
       stdout: run2?.stdout ?? "",
       stderr: run2?.stderr ?? "",
@@ -25561,8 +25863,8 @@ async function runOracleContainer(request2) {
       }
     );
   } finally {
-    await rm2(root, { recursive: true, force: true }).catch(() => {
-    });
+    const removal = await removeRunFolder(root, reportsOwner);
+    if (!removal.removed) progress(`container: could not remove the run's folder ${root}: ${removal.error}`);
   }
 }
 var STATUS_MAX_BYTES, OUTPUT_HEAD, OUTPUT_TAIL;
@@ -25580,6 +25882,8 @@ var init_run_oracle_container = __esm({
     init_mirror();
     init_readable_tree();
     init_pinned_image();
+    init_remove_run_folder();
+    init_report_folder_watch();
     init_run_config();
     STATUS_MAX_BYTES = 64 * 1024;
     OUTPUT_HEAD = 4 * 1024 * 1024;
@@ -47527,7 +47831,7 @@ async function hashOracleDir(dir) {
   });
   if (rootStat.isSymbolicLink()) throw new OracleHashError(`${dir} is a symlink; give the directory itself`);
   if (!rootStat.isDirectory()) throw new OracleHashError(`${dir} is not a directory`);
-  const absolute = (rel) => rel ? Buffer.concat([root, SLASH, rel]) : root;
+  const absolute = (rel) => rel ? Buffer.concat([root, SLASH2, rel]) : root;
   const label = (rel) => rel ? displayPath(rel) : ".";
   const files = [];
   const buffers = Array.from({ length: CONCURRENCY }, () => Buffer.allocUnsafe(READ_BUFFER_BYTES));
@@ -47541,7 +47845,7 @@ async function hashOracleDir(dir) {
     const tasks = [];
     for (const entry of entries) {
       if (rel === null && entry.name.equals(DOT_GIT)) continue;
-      const child = rel ? Buffer.concat([rel, SLASH, entry.name]) : Buffer.from(entry.name);
+      const child = rel ? Buffer.concat([rel, SLASH2, entry.name]) : Buffer.from(entry.name);
       if (entry.name.includes(10))
         throw new OracleHashError(`${displayPath(child)}: file names holding a newline are refused`);
       if (entry.isDirectory()) tasks.push({ kind: "dir", rel: child });
@@ -47630,7 +47934,7 @@ function runPool(initial, concurrency, run2) {
     pump();
   });
 }
-var OracleHashError, READ_BUFFER_BYTES, CONCURRENCY, OPEN_FLAGS, SLASH, DOT_GIT;
+var OracleHashError, READ_BUFFER_BYTES, CONCURRENCY, OPEN_FLAGS, SLASH2, DOT_GIT;
 var init_hash = __esm({
   "src/oracle-dir/hash.ts"() {
     "use strict";
@@ -47640,7 +47944,7 @@ var init_hash = __esm({
     READ_BUFFER_BYTES = 1024 * 1024;
     CONCURRENCY = 8;
     OPEN_FLAGS = constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK;
-    SLASH = Buffer.from("/");
+    SLASH2 = Buffer.from("/");
     DOT_GIT = Buffer.from(".git");
   }
 });
@@ -47705,7 +48009,8 @@ function unquoteC(buf, start, end) {
       out[length++] = e - 48 << 6 | d1 - 48 << 3 | d2 - 48;
       i += 4;
     } else {
-      throw new QuoteError(`unknown escape \\${String.fromCharCode(e)} in quoted name`);
+      const shown = e > 32 && e < 127 ? String.fromCharCode(e) : e.toString(8).padStart(3, "0");
+      throw new QuoteError(`unknown escape \\${shown} in quoted name`);
     }
   }
   throw new QuoteError("quoted name has no closing quote");
@@ -48087,8 +48392,13 @@ var init_parse_git_diff = __esm({
       /** Lossless path text of buf[start, end). */
       name(start, end) {
         const { buf } = this;
-        for (let i = start; i < end; i++) if (buf[i] >= 128) return bytesToPathText(buf, start, end);
-        return buf.toString("latin1", start, end);
+        let high = false;
+        for (let i = start; i < end; i++) {
+          const c = buf[i];
+          if (c < 32 || c === 127) this.fail("an unquoted name holds a control character (git quotes those)");
+          if (c >= 128) high = true;
+        }
+        return high ? bytesToPathText(buf, start, end) : buf.toString("latin1", start, end);
       }
       section() {
         const start = this.pos;
@@ -48417,18 +48727,22 @@ var init_parse_git_diff = __esm({
       /** `literal N` or `delta N` blocks of base85 lines, each block ending with an empty line. */
       binaryPatch() {
         for (let block = 0; block < 2; block++) {
-          if (this.pos >= this.buf.length) break;
+          if (this.pos >= this.buf.length) {
+            if (block === 0) this.fail('expected "literal" or "delta" after "GIT binary patch"');
+            break;
+          }
           const end = this.eol();
           if (!BINARY_BLOCK.test(this.text(this.pos, end))) {
             if (block === 0) this.fail('expected "literal" or "delta" after "GIT binary patch"');
             break;
           }
           this.next(end);
-          for (; ; ) {
+          for (let lines = 0; ; lines++) {
             if (this.pos >= this.buf.length) this.fail("the diff ends inside a binary patch");
             const lineEnd = this.buf.indexOf(10, this.pos);
             const length = lineEnd - this.pos;
             if (length === 0) {
+              if (lines === 0) this.fail("a binary patch block holds no data");
               this.next(lineEnd);
               break;
             }
