@@ -27121,6 +27121,19 @@ function mountArg(source, target, readonly2) {
     ...readonly2 ? ["readonly"] : []
   ].join(",");
 }
+var SANDBOX_FLAGS = [
+  "--pull",
+  "never",
+  "--log-driver",
+  "none",
+  "--network",
+  "none",
+  "--read-only",
+  "--cap-drop",
+  "ALL",
+  "--security-opt",
+  "no-new-privileges"
+];
 function dockerCreateArgs(spec) {
   const { config: config2 } = spec;
   const { memory, cpus, pids } = config2.limits;
@@ -27133,17 +27146,7 @@ function dockerCreateArgs(spec) {
     "--name",
     spec.name,
     ...Object.entries(labels).flatMap(([k, v]) => ["--label", `${k}=${v}`]),
-    "--pull",
-    "never",
-    "--log-driver",
-    "none",
-    "--network",
-    "none",
-    "--read-only",
-    "--cap-drop",
-    "ALL",
-    "--security-opt",
-    "no-new-privileges",
+    ...SANDBOX_FLAGS,
     "--ipc",
     "private",
     "--pids-limit",
@@ -27722,17 +27725,7 @@ function ownerChmodArgs(owner) {
     owner.name,
     "--label",
     `${CONTAINER_LABEL}=${owner.name}`,
-    "--pull",
-    "never",
-    "--log-driver",
-    "none",
-    "--network",
-    "none",
-    "--read-only",
-    "--cap-drop",
-    "ALL",
-    "--security-opt",
-    "no-new-privileges",
+    ...SANDBOX_FLAGS,
     "--pids-limit",
     "16",
     "--memory",

@@ -24565,17 +24565,7 @@ function dockerCreateArgs(spec) {
     "--name",
     spec.name,
     ...Object.entries(labels).flatMap(([k, v]) => ["--label", `${k}=${v}`]),
-    "--pull",
-    "never",
-    "--log-driver",
-    "none",
-    "--network",
-    "none",
-    "--read-only",
-    "--cap-drop",
-    "ALL",
-    "--security-opt",
-    "no-new-privileges",
+    ...SANDBOX_FLAGS,
     "--ipc",
     "private",
     "--pids-limit",
@@ -24612,13 +24602,26 @@ function dockerCreateArgs(spec) {
     `${CONTAINER_PATHS.job}/harness.sh`
   ];
 }
-var CONTAINER_LABEL;
+var CONTAINER_LABEL, SANDBOX_FLAGS;
 var init_create_args = __esm({
   "src/container/create-args.ts"() {
     "use strict";
     init_harness_protocol();
     init_run_config();
     CONTAINER_LABEL = "org.oracle-gate.run";
+    SANDBOX_FLAGS = [
+      "--pull",
+      "never",
+      "--log-driver",
+      "none",
+      "--network",
+      "none",
+      "--read-only",
+      "--cap-drop",
+      "ALL",
+      "--security-opt",
+      "no-new-privileges"
+    ];
   }
 });
 
@@ -25309,17 +25312,7 @@ function ownerChmodArgs(owner) {
     owner.name,
     "--label",
     `${CONTAINER_LABEL}=${owner.name}`,
-    "--pull",
-    "never",
-    "--log-driver",
-    "none",
-    "--network",
-    "none",
-    "--read-only",
-    "--cap-drop",
-    "ALL",
-    "--security-opt",
-    "no-new-privileges",
+    ...SANDBOX_FLAGS,
     "--pids-limit",
     "16",
     "--memory",

@@ -38,6 +38,21 @@ export function mountArg(source: string, target: string, readonly: boolean): str
   ].join(',');
 }
 
+/** What every container the gate starts gets: the pinned image only, no log, no network, no privilege. */
+export const SANDBOX_FLAGS: readonly string[] = [
+  '--pull',
+  'never',
+  '--log-driver',
+  'none',
+  '--network',
+  'none',
+  '--read-only',
+  '--cap-drop',
+  'ALL',
+  '--security-opt',
+  'no-new-privileges',
+];
+
 export function dockerCreateArgs(spec: CreateSpec): string[] {
   const { config } = spec;
   const { memory, cpus, pids } = config.limits;
@@ -50,17 +65,7 @@ export function dockerCreateArgs(spec: CreateSpec): string[] {
     '--name',
     spec.name,
     ...Object.entries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]),
-    '--pull',
-    'never',
-    '--log-driver',
-    'none',
-    '--network',
-    'none',
-    '--read-only',
-    '--cap-drop',
-    'ALL',
-    '--security-opt',
-    'no-new-privileges',
+    ...SANDBOX_FLAGS,
     '--ipc',
     'private',
     '--pids-limit',

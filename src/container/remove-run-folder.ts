@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { CONTAINER_LABEL, mountArg } from './create-args.js';
+import { CONTAINER_LABEL, mountArg, SANDBOX_FLAGS } from './create-args.js';
 import { runDocker, stderrTail, type DockerCli } from './docker-cli.js';
 import { CONTAINER_PATHS } from './harness-protocol.js';
 
@@ -47,17 +47,7 @@ export function ownerChmodArgs(owner: Omit<ReportFolderOwner, 'cli'>): string[] 
     owner.name,
     '--label',
     `${CONTAINER_LABEL}=${owner.name}`,
-    '--pull',
-    'never',
-    '--log-driver',
-    'none',
-    '--network',
-    'none',
-    '--read-only',
-    '--cap-drop',
-    'ALL',
-    '--security-opt',
-    'no-new-privileges',
+    ...SANDBOX_FLAGS,
     '--pids-limit',
     '16',
     '--memory',
