@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -25,6 +25,24 @@ export interface OtherUserRun {
   stderr: string;
 }
 
+let nodeCopy: string | undefined;
+
+/**
+ * This Node binary, copied where that user can run it: the clone (and its node_modules) may lie
+ * under a folder only root can enter, such as /root.
+ */
+function nodeForOtherUser(): string {
+  if (nodeCopy === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'og-other-user-node-'));
+    made.push(dir);
+    chmodSync(dir, 0o755);
+    nodeCopy = join(dir, 'node');
+    copyFileSync(process.execPath, nodeCopy);
+    chmodSync(nodeCopy, 0o755);
+  }
+  return nodeCopy;
+}
+
 /** The group that may use the engine's socket (the runner user's supplementary group there). */
 function dockerGid(): number {
   return statSync('/var/run/docker.sock').gid;
@@ -46,7 +64,7 @@ export async function runAsOtherUser(moduleText: string, args: readonly string[]
   });
   chmodSync(outfile, 0o644);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [outfile, ...args], {
+    const child = spawn(nodeForOtherUser(), [outfile, ...args], {
       uid: OTHER_UID,
       gid: dockerGid(),
       cwd: dir,
