@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runOracleContainer, type OracleRunResult } from '../../src/container/run-oracle-container.js';
@@ -219,6 +219,10 @@ time.sleep(600)
     chmodSync(repo.dir, 0o755);
     execFileSync('chown', ['-R', `${OTHER_UID}:${OTHER_UID}`, repo.dir]);
     chownSync(work, OTHER_UID, OTHER_UID);
+    // The hidden tests where that user can read them: the clone may lie under /root.
+    const hidden = join(work, 'hidden');
+    cpSync(join(SAMPLE, 'oracle', 'tests'), hidden, { recursive: true });
+    execFileSync('chown', ['-R', `${OTHER_UID}:${OTHER_UID}`, hidden]);
     const request = {
       mode: 'grade',
       config: {
@@ -227,7 +231,7 @@ time.sleep(600)
       },
       repoDir: repo.dir,
       baseSha: repo.base,
-      hiddenTestsDir: join(SAMPLE, 'oracle', 'tests'),
+      hiddenTestsDir: hidden,
       tmpRoot,
     };
     let run;
