@@ -26567,6 +26567,8 @@ function statusReasons(evidence) {
     ["hidden", evidence.hidden]
   ]) {
     if (ev?.statusProblem !== void 0) problems.push(`${SUITE_LABEL[suite]}: ${ev.statusProblem}`);
+    else if (ev !== void 0 && ev.exitCode === void 0)
+      problems.push(`${SUITE_LABEL[suite]}: no exit status recorded`);
   }
   if (problems.length === 0) {
     const implied = impliedExit(evidence.existing, evidence.hidden);
@@ -26913,6 +26915,16 @@ function finishCase(open3, limits) {
   };
 }
 
+// src/errors/thrown-text.ts
+function thrownText(error62) {
+  try {
+    const text2 = error62 instanceof Error ? error62.message : String(error62);
+    return typeof text2 === "string" ? text2 : "(a message that is not text)";
+  } catch {
+    return "(a value that cannot be shown as text)";
+  }
+}
+
 // src/results/read-reports.ts
 var MAX_REPORT_FILES = 64;
 var UnsafeReportError = class extends Error {
@@ -26962,7 +26974,7 @@ async function readSuiteReports(dir, limits = DEFAULT_JUNIT_LIMITS) {
     try {
       bytes = await readRegularFile(join3(dir, name), budget);
     } catch (error62) {
-      const why = error62 instanceof UnsafeReportError ? error62.message.replace(dir, "$ORACLE_REPORT_DIR") : String(error62);
+      const why = error62 instanceof UnsafeReportError ? error62.message.replace(dir, "$ORACLE_REPORT_DIR") : thrownText(error62);
       return { kind: "invalid", error: why };
     }
     budget -= bytes.length;
@@ -28389,11 +28401,10 @@ function oneLine(text2) {
 function reasonFromError(stageId, error62) {
   if (error62 instanceof StageFailure)
     return { kind: "custom", subkind: error62.subkind, message: error62.message };
-  const text2 = error62 instanceof Error ? error62.message : String(error62);
   return {
     kind: "custom",
     subkind: INTERNAL_ERROR_SUBKIND,
-    message: `the ${stageId} stage stopped on an unexpected error: ${oneLine(text2) || "(no message)"}`
+    message: `the ${stageId} stage stopped on an unexpected error: ${oneLine(thrownText(error62)) || "(no message)"}`
   };
 }
 var GateStage = class {
@@ -28984,7 +28995,7 @@ function wellFormed(verdict) {
   );
 }
 function errorText(error62) {
-  return error62 instanceof Error ? error62.message : String(error62);
+  return thrownText(error62);
 }
 async function runGate(request, overrides = {}) {
   const deps = { ...DEFAULT_DEPENDENCIES, ...overrides };
@@ -29375,9 +29386,7 @@ try {
   if (result.stderr) process.stderr.write(result.stderr);
   process.exitCode = result.exitCode;
 } catch (error62) {
-  process.stderr.write(
-    `oracle-gate: internal error: ${error62 instanceof Error ? error62.message : String(error62)}
-`
-  );
+  process.stderr.write(`oracle-gate: internal error: ${thrownText(error62)}
+`);
   process.exitCode = 2;
 }

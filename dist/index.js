@@ -19836,6 +19836,21 @@ var init_escape_log = __esm({
   }
 });
 
+// src/errors/thrown-text.ts
+function thrownText(error63) {
+  try {
+    const text = error63 instanceof Error ? error63.message : String(error63);
+    return typeof text === "string" ? text : "(a message that is not text)";
+  } catch {
+    return "(a value that cannot be shown as text)";
+  }
+}
+var init_thrown_text = __esm({
+  "src/errors/thrown-text.ts"() {
+    "use strict";
+  }
+});
+
 // src/results/fail-subkinds.ts
 var SUBKIND;
 var init_fail_subkinds = __esm({
@@ -20038,6 +20053,8 @@ function statusReasons(evidence) {
     ["hidden", evidence.hidden]
   ]) {
     if (ev?.statusProblem !== void 0) problems.push(`${SUITE_LABEL[suite]}: ${ev.statusProblem}`);
+    else if (ev !== void 0 && ev.exitCode === void 0)
+      problems.push(`${SUITE_LABEL[suite]}: no exit status recorded`);
   }
   if (problems.length === 0) {
     const implied = impliedExit(evidence.existing, evidence.hidden);
@@ -22357,7 +22374,7 @@ async function readSuiteReports(dir, limits = DEFAULT_JUNIT_LIMITS) {
     try {
       bytes = await readRegularFile(join(dir, name), budget);
     } catch (error63) {
-      const why = error63 instanceof UnsafeReportError ? error63.message.replace(dir, "$ORACLE_REPORT_DIR") : String(error63);
+      const why = error63 instanceof UnsafeReportError ? error63.message.replace(dir, "$ORACLE_REPORT_DIR") : thrownText(error63);
       return { kind: "invalid", error: why };
     }
     budget -= bytes.length;
@@ -22373,6 +22390,7 @@ var init_read_reports = __esm({
   "src/results/read-reports.ts"() {
     "use strict";
     init_junit_report();
+    init_thrown_text();
     MAX_REPORT_FILES = 64;
     UnsafeReportError = class extends Error {
     };
@@ -47355,11 +47373,10 @@ function oneLine(text) {
 function reasonFromError(stageId, error63) {
   if (error63 instanceof StageFailure)
     return { kind: "custom", subkind: error63.subkind, message: error63.message };
-  const text = error63 instanceof Error ? error63.message : String(error63);
   return {
     kind: "custom",
     subkind: INTERNAL_ERROR_SUBKIND,
-    message: `the ${stageId} stage stopped on an unexpected error: ${oneLine(text) || "(no message)"}`
+    message: `the ${stageId} stage stopped on an unexpected error: ${oneLine(thrownText(error63)) || "(no message)"}`
   };
 }
 var StageFailure, INTERNAL_ERROR_SUBKIND, MAX_MESSAGE, GateStage;
@@ -47368,6 +47385,7 @@ var init_stage = __esm({
     "use strict";
     init_cap_text();
     init_schema();
+    init_thrown_text();
     StageFailure = class extends Error {
       constructor(subkind, message) {
         super(message);
@@ -49624,7 +49642,7 @@ function wellFormed(verdict) {
   );
 }
 function errorText(error63) {
-  return error63 instanceof Error ? error63.message : String(error63);
+  return thrownText(error63);
 }
 async function runGate(request2, overrides = {}) {
   const deps = { ...DEFAULT_DEPENDENCIES, ...overrides };
@@ -49746,6 +49764,7 @@ var init_run_gate = __esm({
     init_sealed_fixtures_stage();
     init_stage();
     init_tests_stage();
+    init_thrown_text();
     GATE_ID = "oracle-gate";
     STAGE = {
       config: "config",
@@ -50263,7 +50282,7 @@ function withAnnotations(output2, annotations) {
 }
 function describe3(error63) {
   const status = failedAttemptOf(error63).status;
-  const message = error63 instanceof Error ? error63.message : String(error63);
+  const message = thrownText(error63);
   return capUtf8(`${status === void 0 ? "" : `HTTP ${status}: `}${message.split("\n")[0]}`, 500);
 }
 var CheckRunReporter;
@@ -50275,6 +50294,7 @@ var init_check_run_reporter = __esm({
     init_github_limits();
     init_verdict_title();
     init_retry();
+    init_thrown_text();
     CheckRunReporter = class {
       constructor(api, options) {
         this.api = api;
@@ -55665,9 +55685,7 @@ async function writeJobSummary(markdown) {
     await summary.addRaw(capUtf8(markdown, STEP_SUMMARY_MAX_BYTES, ""), true).write();
     return true;
   } catch (error63) {
-    logLine(
-      `the job summary could not be written: ${error63 instanceof Error ? error63.message : String(error63)}`
-    );
+    logLine(`the job summary could not be written: ${thrownText(error63)}`);
     return false;
   } finally {
     summary.emptyBuffer();
@@ -55687,6 +55705,7 @@ var init_job_report = __esm({
     init_cap_text();
     init_escape_log();
     init_github_limits();
+    init_thrown_text();
   }
 });
 
@@ -55858,7 +55877,7 @@ import { existsSync as existsSync3, mkdirSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname as dirname2 } from "node:path";
 function setupFailure(error63) {
-  const message = capUtf8(error63 instanceof Error ? error63.message : String(error63), 2e3);
+  const message = capUtf8(thrownText(error63), 2e3);
   if (error63 instanceof InputError) return { subkind: "config-invalid", message };
   if (error63 instanceof EventError) return { subkind: "event-invalid", message };
   if (error63 instanceof CommitsMissingError) return { subkind: "commits-missing", message };
@@ -56025,18 +56044,18 @@ var init_main = __esm({
     init_verdict_title();
     init_workflow_annotations();
     init_schema();
+    init_thrown_text();
   }
 });
 
 // src/index.ts
 init_core();
 init_escape_log();
+init_thrown_text();
 try {
   const { run: run2 } = await Promise.resolve().then(() => (init_main(), main_exports));
   await run2();
 } catch (error63) {
   setOutput("verdict", "fail");
-  setFailed(
-    safeLogLine(`oracle-gate: internal error: ${error63 instanceof Error ? error63.message : String(error63)}`)
-  );
+  setFailed(safeLogLine(`oracle-gate: internal error: ${thrownText(error63)}`));
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { text } from 'node:stream/consumers';
 import { dispatch } from './cli/dispatch.js';
+import { thrownText } from './errors/thrown-text.js';
 
 // Whatever goes wrong, the process never exits 0 by accident: an unexpected error is status 2.
 try {
@@ -12,8 +13,6 @@ try {
   if (result.stderr) process.stderr.write(result.stderr);
   process.exitCode = result.exitCode;
 } catch (error) {
-  process.stderr.write(
-    `oracle-gate: internal error: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  process.stderr.write(`oracle-gate: internal error: ${thrownText(error)}\n`);
   process.exitCode = 2;
 }

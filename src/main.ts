@@ -21,6 +21,7 @@ import { renderSummary, type SummaryContext } from './report/summary-markdown.js
 import { countsAsPass, verdictTitle } from './report/verdict-title.js';
 import { toWorkflowAnnotations } from './report/workflow-annotations.js';
 import { fail } from './verdict/schema.js';
+import { thrownText } from './errors/thrown-text.js';
 
 /** What run() uses from the outside world; tests replace parts of it. */
 export interface ActionDependencies {
@@ -32,7 +33,7 @@ export interface ActionDependencies {
 
 /** Why the action could not get as far as a verdict: its subkind and a one-line message. */
 function setupFailure(error: unknown): { subkind: string; message: string } {
-  const message = capUtf8(error instanceof Error ? error.message : String(error), 2_000);
+  const message = capUtf8(thrownText(error), 2_000);
   if (error instanceof InputError) return { subkind: 'config-invalid', message };
   if (error instanceof EventError) return { subkind: 'event-invalid', message };
   if (error instanceof CommitsMissingError) return { subkind: 'commits-missing', message };

@@ -15,6 +15,7 @@ import type { GateMode, GateReport } from './report.js';
 import { sealedFixturesStage } from './sealed-fixtures-stage.js';
 import { GateStage, INTERNAL_ERROR_SUBKIND, type StageBody } from './stage.js';
 import { testsStage } from './tests-stage.js';
+import { thrownText } from '../errors/thrown-text.js';
 
 /** One gate run's inputs, shared by the CLI's `run` and the action. */
 export interface GateRequest {
@@ -81,7 +82,7 @@ function wellFormed(verdict: Verdict): Verdict {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return thrownText(error);
 }
 
 /**

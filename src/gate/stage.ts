@@ -2,6 +2,7 @@ import { capUtf8 } from '../report/cap-text.js';
 import type { Oracle } from '../verdict/oracle.js';
 import { failWith, pass, type FailReason, type Verdict } from '../verdict/schema.js';
 import type { StageTiming } from './report.js';
+import { thrownText } from '../errors/thrown-text.js';
 
 /**
  * One stage of the gate as an oracle/1 Oracle over the run's shared context: it times its body,
@@ -48,11 +49,10 @@ function oneLine(text: string): string {
 export function reasonFromError(stageId: string, error: unknown): FailReason {
   if (error instanceof StageFailure)
     return { kind: 'custom', subkind: error.subkind, message: error.message };
-  const text = error instanceof Error ? error.message : String(error);
   return {
     kind: 'custom',
     subkind: INTERNAL_ERROR_SUBKIND,
-    message: `the ${stageId} stage stopped on an unexpected error: ${oneLine(text) || '(no message)'}`,
+    message: `the ${stageId} stage stopped on an unexpected error: ${oneLine(thrownText(error)) || '(no message)'}`,
   };
 }
 

@@ -5,6 +5,7 @@ import { ANNOTATIONS_PER_REQUEST } from '../report/github-limits.js';
 import { conclusionOf, verdictTitle } from '../report/verdict-title.js';
 import type { GitHubApi } from './github-api.js';
 import { failedAttemptOf } from './retry.js';
+import { thrownText } from '../errors/thrown-text.js';
 
 /** How the report reaches GitHub: a check run, or (no check-write access) the job itself. */
 export type ReportChannel = { kind: 'check-run'; checkRunId: number } | { kind: 'job'; why: string };
@@ -152,6 +153,6 @@ function withAnnotations(
 /** One line about an API error; its text comes from GitHub or the network, and is bounded. */
 export function describe(error: unknown): string {
   const status = failedAttemptOf(error).status;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = thrownText(error);
   return capUtf8(`${status === undefined ? '' : `HTTP ${status}: `}${message.split('\n')[0]}`, 500);
 }

@@ -3,6 +3,7 @@ import { capUtf8 } from '../report/cap-text.js';
 import { safeLogLine } from '../report/escape-log.js';
 import { STEP_SUMMARY_MAX_BYTES } from '../report/github-limits.js';
 import type { WorkflowAnnotation } from '../report/workflow-annotations.js';
+import { thrownText } from '../errors/thrown-text.js';
 
 /** The job's own channels: its log, its summary page and workflow-command annotations. */
 
@@ -25,9 +26,7 @@ export async function writeJobSummary(markdown: string): Promise<boolean> {
     await core.summary.addRaw(capUtf8(markdown, STEP_SUMMARY_MAX_BYTES, ''), true).write();
     return true;
   } catch (error) {
-    logLine(
-      `the job summary could not be written: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    logLine(`the job summary could not be written: ${thrownText(error)}`);
     return false;
   } finally {
     core.summary.emptyBuffer();

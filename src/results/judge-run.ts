@@ -166,6 +166,9 @@ function statusReasons(evidence: RunEvidence): FailReason[] {
     ['hidden', evidence.hidden],
   ] as const) {
     if (ev?.statusProblem !== undefined) problems.push(`${SUITE_LABEL[suite]}: ${ev.statusProblem}`);
+    // Without its exit status a suite's report cannot be cross-checked: never a Pass.
+    else if (ev !== undefined && ev.exitCode === undefined)
+      problems.push(`${SUITE_LABEL[suite]}: no exit status recorded`);
   }
   if (problems.length === 0) {
     const implied = impliedExit(evidence.existing, evidence.hidden);

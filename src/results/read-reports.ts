@@ -3,6 +3,7 @@ import { lstat, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_JUNIT_LIMITS, parseJUnit, type JUnitCase, type JUnitLimits } from './junit-report.js';
 import type { ReportRead } from './judge-run.js';
+import { thrownText } from '../errors/thrown-text.js';
 
 /**
  * Reads what the container wrote into the report mount. Everything there was writable by PR code,
@@ -68,7 +69,9 @@ export async function readSuiteReports(
       bytes = await readRegularFile(join(dir, name), budget);
     } catch (error) {
       const why =
-        error instanceof UnsafeReportError ? error.message.replace(dir, '$ORACLE_REPORT_DIR') : String(error);
+        error instanceof UnsafeReportError
+          ? error.message.replace(dir, '$ORACLE_REPORT_DIR')
+          : thrownText(error);
       return { kind: 'invalid', error: why };
     }
     budget -= bytes.length;

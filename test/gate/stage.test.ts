@@ -95,6 +95,23 @@ describe('a gate stage', () => {
     });
   });
 
+  it('fails with a reason when its body throws a value that cannot be turned into text (found by the property below)', async () => {
+    const ctx = context();
+    const verdict = await new GateStage<Ctx>('x', async () => {
+      throw { toString: '' };
+    }).check(ctx);
+    expect(verdict).toEqual({
+      kind: 'fail',
+      reasons: [
+        {
+          kind: 'custom',
+          subkind: 'internal-error',
+          message: 'the x stage stopped on an unexpected error: (a value that cannot be shown as text)',
+        },
+      ],
+    });
+  });
+
   it('never passes when its body throws, whatever it throws', async () => {
     await fc.assert(
       fc.asyncProperty(fc.anything(), async (thrown) => {

@@ -265,6 +265,15 @@ describe('judgeRun fails closed', () => {
     hidden: suiteEvidence('oracle_tests.h'),
   });
 
+  it('fails a run whose suite record holds no exit status, even with a green report (found by the property below)', () => {
+    const hidden: SuiteEvidence = {
+      report: { kind: 'parsed', cases: [tc('oracle_tests.h::t0')], files: ['junit.xml'] },
+    };
+    const j = judgeRun(evidence({ exitCode: 12, existing: undefined, hidden }));
+    expect(j.testReasons.map((r) => r.subkind)).toEqual(['report-forged']);
+    expect(j.testReasons[0]?.message).toMatch(/the hidden tests: no exit status recorded/);
+  });
+
   it('passes a grade run only when the harness exited 0 and every report is present, consistent and green', () => {
     fc.assert(
       fc.property(anyEvidence, fc.subarray(['tests.t::t0', 'oracle_tests.h::t1']), (e, frozenIds) => {
