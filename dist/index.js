@@ -47158,7 +47158,7 @@ function checkSealedFixtures({ manifest, base, touched }) {
       SEALED_FIXTURE_SUBKINDS.stale,
       `${stale.length} sealed fixture(s) differ from fixtures/manifest.json at the base commit; the oracle is stale, update the manifest: ${listPaths(stale)}`
     );
-  const sealedTouches = touched.filter((t) => listed.has(key(t.path))).sort((a, b) => byBytes(a.path, b.path)).map((t) => `${JSON.stringify(t.path)} (${t.change})`);
+  const sealedTouches = touched.filter((t) => listed.has(key(t.path))).sort((a, b) => byBytes(a.path, b.path)).map((t) => `${t.path} (${t.change})`);
   if (sealedTouches.length > 0)
     reason2(
       SEALED_FIXTURE_SUBKINDS.touched,
@@ -47173,9 +47173,7 @@ function checkSealedFixtures({ manifest, base, touched }) {
     else if (!after.has(k) || t.change !== "modified" && t.change !== "mode-changed")
       after.set(k, { path: t.path, from: "patch" });
   }
-  const unsealed = [...after].filter(([k]) => !listed.has(k)).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(
-    ([, { path: path2, from }]) => `${JSON.stringify(path2)} (${from === "base" ? "at the base commit" : "from the patch"})`
-  );
+  const unsealed = [...after].filter(([k]) => !listed.has(k)).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([, { path: path2, from }]) => `${path2} (${from === "base" ? "at the base commit" : "from the patch"})`);
   if (unsealed.length > 0)
     reason2(
       SEALED_FIXTURE_SUBKINDS.unsealed,

@@ -118,7 +118,8 @@ export function checkSealedFixtures({ manifest, base, touched }: SealedFixtureIn
   const sealedTouches = touched
     .filter((t) => listed.has(key(t.path)))
     .sort((a, b) => byBytes(a.path, b.path))
-    .map((t) => `${JSON.stringify(t.path)} (${t.change})`);
+    // Display paths: already quoted where the bytes need it (display-path.ts).
+    .map((t) => `${t.path} (${t.change})`);
   if (sealedTouches.length > 0)
     reason(
       SEALED_FIXTURE_SUBKINDS.touched,
@@ -137,10 +138,7 @@ export function checkSealedFixtures({ manifest, base, touched }: SealedFixtureIn
   const unsealed = [...after]
     .filter(([k]) => !listed.has(k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) // latin1 keys: code-unit order is byte order
-    .map(
-      ([, { path, from }]) =>
-        `${JSON.stringify(path)} (${from === 'base' ? 'at the base commit' : 'from the patch'})`,
-    );
+    .map(([, { path, from }]) => `${path} (${from === 'base' ? 'at the base commit' : 'from the patch'})`);
   if (unsealed.length > 0)
     reason(
       SEALED_FIXTURE_SUBKINDS.unsealed,
