@@ -185,10 +185,7 @@ function statusReasons(evidence: RunEvidence): FailReason[] {
   ];
 }
 
-/**
- * The suite the kernel's OOM killer took down: one that ended on SIGKILL (status 137) in a run the
- * engine marks OOMKilled. Its missing report is a consequence; the memory limit is the reason.
- */
+/** The suite that ended on SIGKILL (status 137), if one did. */
 function killedSuite(evidence: RunEvidence): SuiteName | undefined {
   if (evidence.existing?.exitCode === 137) return 'existing';
   if (evidence.hidden.exitCode === 137) return 'hidden';
@@ -232,30 +229,25 @@ function containerFailure(
       reasons: [reason(SUBKIND.harnessError, `the harness could not prepare the checkout${detail}`)],
     };
   }
+  // A suite killed (status 137) in an OOM-killed run: its missing report is a consequence, the
+  // memory limit the reason. Otherwise the OOM flag speaks only where the harness's exit does not.
   const killed = killedSuite(evidence);
-  if (evidence.oomKilled && killed !== undefined) {
+  if (evidence.oomKilled && (killed !== undefined || harnessReason === undefined)) {
+    const how =
+      killed !== undefined
+        ? `: the kernel killed ${SUITE_LABEL[killed]} (exit status 137)`
+        : ' and was killed';
     return {
       exitReason: 'out-of-memory',
       reasons: [
         reason(
           SUBKIND.outOfMemory,
-          `the oracle container ran out of memory (limit ${evidence.memoryLimit}): the kernel killed ${SUITE_LABEL[killed]} (exit status 137)`,
+          `the oracle container ran out of memory (limit ${evidence.memoryLimit})${how}`,
         ),
       ],
     };
   }
   if (harnessReason !== undefined) return undefined;
-  if (evidence.oomKilled) {
-    return {
-      exitReason: 'out-of-memory',
-      reasons: [
-        reason(
-          SUBKIND.outOfMemory,
-          `the oracle container ran out of memory (limit ${evidence.memoryLimit}) and was killed`,
-        ),
-      ],
-    };
-  }
   return {
     exitReason: 'container-failed',
     reasons: [

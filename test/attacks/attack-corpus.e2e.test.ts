@@ -1,10 +1,11 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runGate } from '../../src/gate/run-gate.js';
 import type { GateReport } from '../../src/gate/report.js';
 import { hashOracleDir } from '../../src/oracle-dir/hash.js';
+import { sampleOracle, type OracleCopy } from '../gate/helpers.js';
 import { ATTACK_FAMILIES, CORPUS, expectedText, loadCorpus, type CorpusCase } from './corpus-case.js';
 import { buildCorpusRepo, type CorpusRepo } from './corpus-repo.js';
 
@@ -21,24 +22,18 @@ const PARALLEL = 3;
 
 let work: string;
 let repo: CorpusRepo;
-let oracle: { dir: string; hash: string };
-let childProcessOracle: { dir: string; hash: string };
+let oracle: OracleCopy;
+let childProcessOracle: OracleCopy;
 let inRepoHash: string;
-
-/** fixtures/attacks/oracle, with `overlay` over it, pinned to the test image and hashed. */
-async function pinnedOracle(dir: string, overlay?: string): Promise<{ dir: string; hash: string }> {
-  cpSync(join(CORPUS, 'oracle'), dir, { recursive: true });
-  if (overlay !== undefined) cpSync(join(CORPUS, overlay), dir, { recursive: true });
-  const configPath = join(dir, 'oracle.json');
-  const config = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
-  writeFileSync(configPath, JSON.stringify({ ...config, image: inject('testImage') }, null, 2));
-  return { dir, hash: await hashOracleDir(dir) };
-}
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'og-corpus-run-'));
-  oracle = await pinnedOracle(join(work, 'oracle'));
-  childProcessOracle = await pinnedOracle(join(work, 'oracle-child-process'), 'oracle-child-process');
+  const from = join(CORPUS, 'oracle');
+  oracle = await sampleOracle(join(work, 'out-of-tree'), inject('testImage'), { from });
+  childProcessOracle = await sampleOracle(join(work, 'child-process'), inject('testImage'), {
+    from,
+    overlay: join(CORPUS, 'oracle-child-process'),
+  });
   repo = await buildCorpusRepo(CASES, oracle.dir);
   inRepoHash = await hashOracleDir(repo.inRepoOracleDir);
 });

@@ -15,20 +15,24 @@ export interface OracleCopy {
 }
 
 /**
- * fixtures/sample-python/<which> copied into `parent`/oracle with the image pinned, `edit` applied
- * (files to write, or remove with null; `oracle.json` merged when given as an object), and hashed.
+ * fixtures/sample-python/<which> (or the folder `from`, with the folder `overlay` copied over it)
+ * copied into `parent`/oracle with the image pinned, `edit` applied (files to write, or remove with
+ * null; `oracle.json` merged when given as an object), and hashed.
  */
 export async function sampleOracle(
   parent: string,
   image: string,
   options: {
     which?: string;
+    from?: string;
+    overlay?: string;
     config?: Record<string, unknown>;
     files?: Record<string, string | null>;
   } = {},
 ): Promise<OracleCopy> {
   const dir = join(parent, 'oracle');
-  cpSync(join(SAMPLE, options.which ?? 'oracle'), dir, { recursive: true });
+  cpSync(options.from ?? join(SAMPLE, options.which ?? 'oracle'), dir, { recursive: true });
+  if (options.overlay !== undefined) cpSync(options.overlay, dir, { recursive: true });
   const configPath = join(dir, 'oracle.json');
   const config = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
   writeFileSync(configPath, JSON.stringify({ ...config, image, ...options.config }, null, 2));
