@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitOk } from '../../src/git/run-git.js';
-import { SAMPLE } from '../container/sample-repo.js';
+import { commitAll, IDENTITY, SAMPLE } from '../container/sample-repo.js';
 import { CORPUS, pathBytes, type CorpusCase, type Edit } from './corpus-case.js';
 
 /**
@@ -21,8 +21,6 @@ export interface CorpusRepo {
   heads: Map<string, string>;
   remove(): Promise<void>;
 }
-
-const IDENTITY = ['-c', 'user.name=oracle-gate corpus', '-c', 'user.email=corpus@oracle-gate.invalid'];
 
 interface Entry {
   mode: string;
@@ -140,12 +138,6 @@ async function applyEdit(dir: string, tree: Tree, edit: Edit, c: CorpusCase): Pr
   }
 }
 
-async function commitWorkTree(dir: string, message: string): Promise<string> {
-  await gitOk(dir, ['add', '--all']);
-  await gitOk(dir, [...IDENTITY, 'commit', '--quiet', '--allow-empty', '--message', message]);
-  return (await gitOk(dir, ['rev-parse', 'HEAD'])).toString().trim();
-}
-
 /**
  * Builds the repository for `cases`; `oracleDir` is the pinned corpus oracle, copied to `.oracle/`
  * for the cases whose setup is `oracle-in-repo`.
@@ -156,7 +148,7 @@ export async function buildCorpusRepo(cases: readonly CorpusCase[], oracleDir: s
     await gitOk(dir, ['init', '--quiet', '--initial-branch=main']);
     await cp(join(SAMPLE, 'repo'), dir, { recursive: true });
     await cp(join(CORPUS, 'base'), dir, { recursive: true });
-    const base = await commitWorkTree(dir, 'calc: the evaluator, its tests and their sealed cases');
+    const base = await commitAll(dir, 'calc: the evaluator, its tests and their sealed cases');
 
     const fixed = await readTree(dir, base);
     const fix = await readFile(join(SAMPLE, 'patches', 'honest', 'calc', 'parser.py'));
@@ -171,7 +163,7 @@ export async function buildCorpusRepo(cases: readonly CorpusCase[], oracleDir: s
     const inRepoOracleDir = join(dir, '.oracle');
     await gitOk(dir, ['read-tree', base]);
     await cp(oracleDir, inRepoOracleDir, { recursive: true });
-    const baseWithOracle = await commitWorkTree(dir, 'oracle: the hidden tests, on the base branch');
+    const baseWithOracle = await commitAll(dir, 'oracle: the hidden tests, on the base branch');
 
     const heads = new Map<string, string>();
     for (const c of cases) {

@@ -35,9 +35,11 @@ export async function samplePatches(): Promise<Record<string, PatchInfo>> {
   >;
 }
 
-const IDENTITY = ['-c', 'user.name=oracle-gate tests', '-c', 'user.email=tests@oracle-gate.invalid'];
+/** `git -c` arguments naming the fixtures' committer. */
+export const IDENTITY = ['-c', 'user.name=oracle-gate tests', '-c', 'user.email=tests@oracle-gate.invalid'];
 
-async function commitAll(dir: string, message: string): Promise<string> {
+/** Commits the whole work tree of `dir`; returns the commit's id. */
+export async function commitAll(dir: string, message: string): Promise<string> {
   await gitOk(dir, ['add', '--all']);
   await gitOk(dir, [...IDENTITY, 'commit', '--quiet', '--allow-empty', '--message', message]);
   return (await gitOk(dir, ['rev-parse', 'HEAD'])).toString().trim();
