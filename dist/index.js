@@ -20110,29 +20110,19 @@ function containerFailure(evidence) {
     };
   }
   const killed = killedSuite(evidence);
-  if (evidence.oomKilled && killed !== void 0) {
+  if (evidence.oomKilled && (killed !== void 0 || harnessReason === void 0)) {
+    const how = killed !== void 0 ? `: the kernel killed ${SUITE_LABEL[killed]} (exit status 137)` : " and was killed";
     return {
       exitReason: "out-of-memory",
       reasons: [
         reason(
           SUBKIND.outOfMemory,
-          `the oracle container ran out of memory (limit ${evidence.memoryLimit}): the kernel killed ${SUITE_LABEL[killed]} (exit status 137)`
+          `the oracle container ran out of memory (limit ${evidence.memoryLimit})${how}`
         )
       ]
     };
   }
   if (harnessReason !== void 0) return void 0;
-  if (evidence.oomKilled) {
-    return {
-      exitReason: "out-of-memory",
-      reasons: [
-        reason(
-          SUBKIND.outOfMemory,
-          `the oracle container ran out of memory (limit ${evidence.memoryLimit}) and was killed`
-        )
-      ]
-    };
-  }
   return {
     exitReason: "container-failed",
     reasons: [
